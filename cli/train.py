@@ -1,0 +1,140 @@
+"""``w2v train``: train vectors from text files (or the bundled demo corpus)."""
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS
+from w2v.errors import CorpusError, OutputError
+from w2v.settings import available_cores
+
+from .common import one_line_errors
+
+BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus-small.txt.xz"
+DEMO_WORDS = ("man", "woman", "house", "sea", "night", "king", "love", "father")
+
+
+def check_writable(path):
+    """Fail before training, not after, if ``path`` cannot be written."""
+    path = os.path.abspath(path)
+    parent = os.path.dirname(path)
+    if os.path.isdir(path):
+        raise OutputError(f"output path is a directory: {path}")
+    if not os.path.isdir(parent):
+        raise OutputError(f"output directory does not exist: {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"output directory is not writable: {parent}")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise OutputError(f"output file is not writable: {path}")
+
+
+def _terminate(signum, frame):  # pragma: no cover - exercised by a subprocess test
+    # turn SIGTERM into an exception so that temporary files are cleaned up
+    raise KeyboardInterrupt
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("corpus", nargs=-1, type=click.Path())
+@click.option("-o", "--output", default="vectors.bin", show_default=True,
+              help="Output vectors (word2vec.c binary format, or text with --text).")
+@click.option("--model", type=click.Choice(["sg", "cbow"]), default="sg", show_default=True,
+              help="Skip-gram or CBOW.")
+@click.option("--cbow-mean/--cbow-sum", default=True, show_default=True,
+              help="CBOW hidden layer: mean or sum of the context vectors.")
+@click.option("--dim", type=int, default=100, show_default=True, help="Vector dimensionality.")
+@click.option("--window", type=int, default=5, show_default=True, help="Maximum context window (each side).")
+@click.option("--negative", type=int, default=5, show_default=True, help="Negative samples (0: off).")
+@click.option("--hs", is_flag=True, help="Hierarchical softmax (alone with --negative 0, or with it).")
+@click.option("--sample", type=float, default=1e-3, show_default=True,
+              help="Subsampling threshold for frequent words (0: off).")
+@click.option("--min-count", type=int, default=5, show_default=True, help="Ignore rarer words.")
+@click.option("--max-vocab", type=int, default=None, help="Keep only the N most frequent words.")
+@click.option("--epochs", type=int, default=5, show_default=True, help="Passes over the corpus.")
+@click.option("--alpha", type=float, default=0.025, show_default=True, help="Initial learning rate.")
+@click.option("--min-alpha", type=float, default=1e-4, show_default=True, help="Final learning rate.")
+@click.option("--threads", type=int, default=None, help="Worker threads [default: cores available].")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--ns-exponent", type=float, default=0.75, show_default=True,
+              help="Exponent of the negative-sampling distribution (counts ** e).")
+@click.option("--exact", is_flag=True,
+              help="word2vec.c's per-pair updates (fresh negatives for every context word) "
+                   "instead of negatives shared across a window.")
+@click.option("--text", "text_format", is_flag=True, help="Write the text format instead of binary.")
+@click.option("--lowercase", is_flag=True, help="Lowercase before tokenizing.")
+@click.option("--tokenizer", type=click.Choice(TOKENIZERS), default=None,
+              help="whitespace (default), simple (lowercased letters/digits), char. "
+                   "The bundled demo corpus uses simple.")
+@click.option("--max-sentence-length", type=int, default=10000, show_default=True,
+              help="Longer sentences are split (not truncated).")
+@click.option("--memory-budget", type=int, default=DEFAULT_MEMORY_BUDGET // (1 << 20), show_default=True,
+              help="MiB of encoded corpus kept in RAM; beyond it a temporary file is used.")
+@click.option("--report-json", type=click.Path(dir_okay=False), default=None,
+              help="Write timings, throughput and losses as JSON to this file.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@one_line_errors
+def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, min_count, max_vocab,
+          epochs, alpha, min_alpha, threads, seed, ns_exponent, exact, text_format, lowercase,
+          tokenizer, max_sentence_length, memory_budget, report_json, quiet):
+    """Train word vectors on CORPUS (files, directories, .gz/.bz2/.xz, or - for stdin).
+
+    Without CORPUS, trains on the bundled demo corpus (20 Gutenberg novels)
+    and prints the nearest neighbours of a few words.
+    """
+    from w2v.model import Word2Vec
+
+    demo = not corpus
+    if demo:
+        if not BUNDLED_CORPUS.exists():
+            raise CorpusError(f"bundled corpus not found ({BUNDLED_CORPUS}); pass a corpus path")
+        corpus = (str(BUNDLED_CORPUS),)
+        if tokenizer is None:
+            tokenizer = "simple"
+    tokenizer = tokenizer or "whitespace"
+    check_writable(output)
+    if report_json:
+        check_writable(report_json)
+    old_handler = signal.signal(signal.SIGTERM, _terminate)
+    t0 = time.perf_counter()
+    m = Word2Vec(model=model, cbow_mean=cbow_mean, dim=dim, window=window, negative=negative, hs=hs,
+                 sample=sample, min_count=min_count, max_vocab_size=max_vocab, epochs=epochs,
+                 alpha=alpha, min_alpha=min_alpha, threads=threads or available_cores(), seed=seed,
+                 ns_exponent=ns_exponent, exact=exact, max_sentence_length=max_sentence_length,
+                 tokenizer=tokenizer, lowercase=lowercase, memory_budget=memory_budget << 20)
+    try:
+        m.build_vocab(list(corpus), quiet=quiet)
+        m.train(quiet=quiet)
+        t_save = time.perf_counter()
+        m.save_word2vec(output, binary=not text_format)
+        save_seconds = time.perf_counter() - t_save
+    finally:
+        m.close()
+        signal.signal(signal.SIGTERM, old_handler)
+    total = time.perf_counter() - t0
+    tr = m.last_train
+    words_per_sec = m.corpus_tokens * epochs / tr["seconds"] if tr["seconds"] > 0 else float("nan")
+    if not quiet:
+        click.echo(f"wrote {len(m.vocab):,} x {dim} vectors to {output} "
+                   f"({'text' if text_format else 'binary'}); training {tr['seconds']:.1f}s "
+                   f"({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s", err=True)
+    if report_json:
+        report = {
+            "corpus": list(corpus), "output": output, "vocab_size": len(m.vocab),
+            "corpus_words": m.corpus_tokens, "trained_words": tr["words"], "kept_words": tr["kept"],
+            "examples": tr["examples"], "epoch_loss": tr["epoch_loss"],
+            "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr["seconds"],
+            "save_seconds": save_seconds, "total_seconds": total, "words_per_sec": words_per_sec,
+            "settings": m.settings.to_dict(),
+        }
+        from w2v.atomic import atomic_write_text
+        atomic_write_text(report_json, json.dumps(report, indent=2) + "\n")
+    if demo:
+        wv = m.wv
+        for word in DEMO_WORDS:
+            if word in wv:
+                near = wv.most_similar(word, topn=6)
+                click.echo(f"{word:>8}: " + ", ".join(f"{w} ({s:.2f})" for w, s in near))
+    sys.stdout.flush()

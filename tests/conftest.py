@@ -1,0 +1,20 @@
+import lzma
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "data" / "corpus-small.txt.xz"
+EVAL = ROOT / "data" / "eval"
+
+
+@pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory):
+    """The first 3,000 lines (~160k words) of the bundled corpus, as plain text."""
+    path = tmp_path_factory.mktemp("corpus") / "small.txt"
+    with lzma.open(BUNDLED, "rt", encoding="utf-8") as src, open(path, "w", encoding="utf-8") as dst:
+        for i, line in enumerate(src):
+            if i >= 3000:
+                break
+            dst.write(line)
+    return path

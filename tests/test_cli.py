@@ -1,0 +1,95 @@
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli.main import main
+from w2v import __version__
+
+
+def run(args):
+    return CliRunner().invoke(main, args)
+
+
+def assert_one_line_error(res, pattern=None):
+    assert res.exit_code != 0, res.output
+    out = res.output.strip()
+    assert "Traceback" not in out and len(out.splitlines()) == 1, out
+    assert out.startswith("Error:")
+    if pattern:
+        assert pattern in out
+
+
+def test_version_and_help():
+    res = run(["--version"])
+    assert res.exit_code == 0 and __version__ in res.output
+    res = run(["train", "--help"])
+    assert res.exit_code == 0 and "--negative" in res.output and "--tokenizer" in res.output
+
+
+def test_train_writes_binary_and_text(small_corpus, tmp_path):
+    gensim = pytest.importorskip("gensim")
+    out = tmp_path / "v.bin"
+    rep = tmp_path / "r.json"
+    res = run(["train", str(small_corpus), "-o", str(out), "--dim", "16", "--epochs", "1", "--quiet",
+               "--threads", "1", "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+    kv = gensim.models.KeyedVectors.load_word2vec_format(str(out), binary=True)
+    assert kv.vector_size == 16 and len(kv) > 1000
+    import json
+    report = json.loads(rep.read_text())
+    assert report["vocab_size"] == len(kv) and report["words_per_sec"] > 0
+    txt = tmp_path / "v.txt"
+    res = run(["train", str(small_corpus), "-o", str(txt), "--dim", "16", "--epochs", "1", "--quiet",
+               "--threads", "1", "--text"])
+    assert res.exit_code == 0, res.output
+    kv2 = gensim.models.KeyedVectors.load_word2vec_format(str(txt), binary=False)
+    np.testing.assert_allclose(kv2.vectors, kv.vectors, rtol=1e-6)   # same seed, same vectors
+
+
+@pytest.mark.parametrize("args,pattern", [
+    (["--dim", "0"], "dim"), (["--window", "0"], "window"), (["--epochs", "0"], "epochs"),
+    (["--negative", "-1"], "negative"), (["--negative", "0"], "negative"), (["--alpha", "0"], "alpha"),
+    (["--min-count", "100000"], "vocabulary is empty"),
+])
+def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--quiet"] + args)
+    assert_one_line_error(res, pattern)
+    assert not (tmp_path / "v.bin").exists()
+
+
+def test_bad_paths_one_line(tmp_path, small_corpus):
+    assert_one_line_error(run(["train", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "v.bin")]), "not found")
+    d = tmp_path / "emptydir"
+    d.mkdir()
+    assert_one_line_error(run(["train", str(d), "-o", str(tmp_path / "v.bin")]), "no readable files")
+    e = tmp_path / "empty.txt"
+    e.write_text("\n\n")
+    assert_one_line_error(run(["train", str(e), "-o", str(tmp_path / "v.bin")]), "empty")
+    assert_one_line_error(run(["train", str(small_corpus), "-o", str(tmp_path / "nodir" / "v.bin")]),
+                          "does not exist")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    if os.geteuid() != 0:
+        assert_one_line_error(run(["train", str(small_corpus), "-o", str(ro / "v.bin")]), "not writable")
+
+
+def test_interrupted_run_leaves_old_file(small_corpus, tmp_path):
+    """SIGTERM during training: the previous output stays intact, no temp file is left."""
+    out = tmp_path / "v.bin"
+    out.write_bytes(b"old")
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(small_corpus), "-o", str(out),
+           "--epochs", "200", "--threads", "1", "--dim", "16"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=os.path.dirname(os.path.dirname(__file__)))
+    # wait until training has started (first progress line or vocabulary line)
+    line = proc.stderr.readline()
+    assert b"vocabulary" in line or b"reading" in line, line
+    proc.terminate()
+    proc.wait(timeout=60)
+    assert proc.returncode != 0
+    assert out.read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["v.bin"]

@@ -1,0 +1,151 @@
+"""Each kernel mode against the plain NumPy reference step (tests/reference.py)."""
+import numpy as np
+import pytest
+
+from w2v.kernels.cpu import sample_noise, sgd_block, train_sentence, train_tokens
+from w2v.sampling import HuffmanTree, alias_table
+
+from . import reference as ref
+
+V, DIM = 12, 8
+
+
+def make_case(seed, hs=False):
+    rng = np.random.default_rng(seed)
+    counts = np.sort(rng.integers(1, 100, V))[::-1].astype(np.int64)
+    syn0 = rng.normal(0, 0.3, (V, DIM)).astype(np.float32)
+    syn1neg = rng.normal(0, 0.3, (V, DIM)).astype(np.float32)
+    syn1 = rng.normal(0, 0.3, (V - 1, DIM)).astype(np.float32)
+    thr, alias = alias_table(counts)
+    tree = HuffmanTree.from_counts(counts)
+    sent = rng.integers(0, V, 9).astype(np.int32)
+    sent[3] = sent[5]  # a repeated word: its updates must add up (scatter-add)
+    return counts, syn0, syn1neg, syn1, thr, alias, tree, sent
+
+
+def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, window, negative, hs, shared,
+               alpha, state):
+    syn0, syn1neg, syn1 = syn0.copy(), syn1neg.copy(), syn1.copy()
+    width = 2 * window
+    kmax = max(negative + 1, tree.codes.shape[1])
+    X = np.empty((width, DIM), np.float32)
+    dX = np.empty((width, DIM), np.float32)
+    G = np.empty((width, kmax), np.float32)
+    ctx = np.empty(width, np.int64)
+    targets = np.empty(kmax, np.int64)
+    labels = np.empty(kmax, np.float32)
+    stats = np.zeros(2)
+    s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, thr, alias, tree.codes, tree.points, tree.lengths,
+                       sg, cbow_mean, window, negative, hs, shared, np.float32(alpha), np.uint64(state),
+                       X, dX, G, ctx, targets, labels, stats)
+    return syn0, syn1neg, syn1, stats, s
+
+
+MODES = [
+    # sg, cbow_mean, negative, hs, shared
+    pytest.param(True, True, 5, False, True, id="sgns-shared"),
+    pytest.param(True, True, 5, False, False, id="sgns-exact"),
+    pytest.param(False, True, 5, False, True, id="cbow-mean-ns"),
+    pytest.param(False, False, 5, False, True, id="cbow-sum-ns"),
+    pytest.param(True, True, 0, True, True, id="sg-hs-shared"),
+    pytest.param(True, True, 0, True, False, id="sg-hs-exact"),
+    pytest.param(False, True, 0, True, True, id="cbow-hs"),
+    pytest.param(True, True, 3, True, True, id="sg-hs+ns"),
+    pytest.param(False, True, 3, True, True, id="cbow-hs+ns"),
+]
+
+
+@pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", MODES)
+@pytest.mark.parametrize("window", [1, 3])
+def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, shared, window):
+    counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(7 + window, hs)
+    state = 12345
+    kw = dict(sg=sg, cbow_mean=cbow_mean, window=window, negative=negative, hs=hs, shared=shared, alpha=0.05)
+    k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=state, **kw)
+    rng = ref.SplitMix64(state)
+    r0, r1neg, r1, loss, examples = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
+                                                       tree.points, tree.lengths, rng=rng, **kw)
+    # same random draws consumed
+    assert int(s_after) == rng.state
+    # every matrix moved, and moved exactly like the reference
+    np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1, r1, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(k0, syn0)
+    assert stats[1] == examples
+    assert stats[0] == pytest.approx(loss, rel=1e-4)
+
+
+def test_sgd_block_gradient_matches_finite_differences():
+    """The update equals -alpha * d(loss)/d(params), checked numerically in float64."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(0, 0.5, (3, DIM)).astype(np.float32)
+    out = rng.normal(0, 0.5, (V, DIM)).astype(np.float32)
+    targets = np.array([4, 7, 4, 1], np.int64)   # a repeated target
+    labels = np.array([1, 0, 0, 0], np.float32)
+    alpha = np.float32(1e-3)
+
+    def loss_fn(Xv, outv):
+        F = Xv @ outv[targets].T
+        lab = labels.astype(np.float64)[None, :]
+        return float(np.sum(np.logaddexp(0, -F) * lab + np.logaddexp(0, F) * (1 - lab)))
+
+    out_k = out.copy()
+    dX = np.zeros_like(X)
+    G = np.empty((3, 4), np.float32)
+    loss = sgd_block(X, 3, out_k, targets, labels, 4, alpha, dX, G)
+    X64, out64 = X.astype(np.float64), out.astype(np.float64)
+    assert loss == pytest.approx(loss_fn(X64, out64), rel=1e-5)
+    eps = 1e-6
+    num_gx = np.zeros_like(X64)
+    for idx in np.ndindex(X64.shape):
+        a, b = X64.copy(), X64.copy()
+        a[idx] += eps
+        b[idx] -= eps
+        num_gx[idx] = (loss_fn(a, out64) - loss_fn(b, out64)) / (2 * eps)
+    num_gout = np.zeros_like(out64)
+    for idx in np.ndindex(out64.shape):
+        a, b = out64.copy(), out64.copy()
+        a[idx] += eps
+        b[idx] -= eps
+        num_gout[idx] = (loss_fn(X64, a) - loss_fn(X64, b)) / (2 * eps)
+    np.testing.assert_allclose(dX, -alpha * num_gx, rtol=1e-3, atol=1e-8)
+    np.testing.assert_allclose(out_k - out, -alpha * num_gout, rtol=1e-3, atol=1e-7)
+
+
+def test_noise_draws_match_reference_and_distribution():
+    counts = np.array([500, 200, 90, 40, 40, 7, 3, 1], np.int64)
+    thr, alias = alias_table(counts, 0.75)
+    state = np.array([99], np.uint64)
+    draws = sample_noise(200_000, thr, alias, state)
+    rng = ref.SplitMix64(99)
+    assert draws[:1000].tolist() == [ref.draw_noise(rng.next(), thr, alias) for _ in range(1000)]
+    # chi-square goodness of fit against counts ** 0.75
+    p = counts ** 0.75 / np.sum(counts ** 0.75)
+    observed = np.bincount(draws, minlength=counts.size)
+    expected = p * draws.size
+    chi2 = float(np.sum((observed - expected) ** 2 / expected))
+    assert chi2 < 24.3  # 99.9th percentile of chi-square with 7 degrees of freedom
+
+
+def test_train_tokens_subsamples_and_splits_long_sentences():
+    """Tokens are all seen; sentences longer than max_sentence_length are split, not dropped."""
+    counts, syn0, syn1neg, syn1, thr, alias, tree, _ = make_case(1)
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, V, 1000).astype(np.int32)
+    tokens[[100, 500]] = -1
+    keep_all = np.full(V, 1 << 32, np.int64)
+    stats = np.zeros(4)
+    s0 = syn0.copy()
+    train_tokens(tokens, 0, tokens.size, s0, syn1neg.copy(), syn1.copy(), keep_all, thr, alias, tree.codes,
+                 tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
+                 np.array([5], np.uint64), stats)
+    assert stats[3] == 998 and stats[2] == 998
+    # with 7-token sentences every token still gets trained (examples > 0 for each chunk)
+    keep_none = np.zeros(V, np.int64)
+    stats2 = np.zeros(4)
+    s1 = syn0.copy()
+    train_tokens(tokens, 0, tokens.size, s1, syn1neg.copy(), syn1.copy(), keep_none, thr, alias, tree.codes,
+                 tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
+                 np.array([5], np.uint64), stats2)
+    assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)

@@ -1,0 +1,62 @@
+"""Quality against gensim trained on the same tokens with the same settings (bundled corpus).
+
+The check is one-sided: w2v may score higher than gensim, never more than the
+tolerance lower.  Scores are means over seeds; both systems use 2 threads.
+"""
+import numpy as np
+import pytest
+
+from .conftest import BUNDLED, EVAL
+
+gensim = pytest.importorskip("gensim")
+
+SEEDS = (1, 2)
+EPOCHS = 3
+
+
+def common_questions(path, vocab_a, vocab_b, out):
+    """Keep the analogy questions whose four words are in both vocabularies (lowercased)."""
+    both = set(vocab_a) & set(vocab_b)
+    lines = []
+    for line in open(path, encoding="utf-8"):
+        if line.startswith(":") or all(w.lower() in both for w in line.split()):
+            lines.append(line)
+    out.write_text("".join(lines), encoding="utf-8")
+    return out
+
+
+@pytest.mark.slow
+def test_skipgram_quality_matches_gensim(tmp_path):
+    from gensim.models import KeyedVectors
+    from gensim.models import Word2Vec as GensimWord2Vec
+
+    from w2v import Word2Vec
+    from w2v.corpus import iter_token_lines
+
+    sentences, cur = [], []
+    for toks, end in iter_token_lines([str(BUNDLED)], tokenizer="simple"):
+        cur.extend(toks)
+        if end:
+            if cur:
+                sentences.append(cur)
+            cur = []
+    settings = dict(window=5, negative=5, sample=1e-3, min_count=5)
+    scores = {"w2v": [], "gensim": []}
+    for seed in SEEDS:
+        g = GensimWord2Vec(sentences, vector_size=100, sg=1, workers=2, epochs=EPOCHS, seed=seed, **settings)
+        m = Word2Vec(dim=100, model="sg", threads=2, epochs=EPOCHS, seed=seed, tokenizer="simple",
+                     **settings).train(str(BUNDLED))
+        ours = KeyedVectors(100)
+        ours.add_vectors(m.vocab.words, m.syn0)
+        questions = common_questions(EVAL / "questions-words.txt", m.vocab.words, g.wv.index_to_key,
+                                     tmp_path / f"q{seed}.txt")
+        for name, kv in (("w2v", ours), ("gensim", g.wv)):
+            acc = kv.evaluate_word_analogies(str(questions))[0]
+            rho = kv.evaluate_word_pairs(str(EVAL / "wordsim353.tsv"))[1][0]
+            scores[name].append((acc, rho))
+    w_acc, w_rho = np.mean(scores["w2v"], axis=0)
+    g_acc, g_rho = np.mean(scores["gensim"], axis=0)
+    print(f"analogy w2v {w_acc:.4f} gensim {g_acc:.4f}; WS-353 w2v {w_rho:.3f} gensim {g_rho:.3f}")
+    assert g_acc > 0.02, "gensim baseline unexpectedly weak: the comparison would say nothing"
+    assert w_acc >= g_acc - 0.02
+    assert w_rho >= g_rho - 0.03

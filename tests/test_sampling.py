@@ -1,0 +1,65 @@
+import heapq
+import itertools
+
+import numpy as np
+import pytest
+
+from w2v.sampling import HuffmanTree, alias_table, keep_probabilities, keep_thresholds
+
+
+def test_keep_probability_formula():
+    counts = np.array([100000, 5000, 300, 20, 1], np.int64)
+    t = 1e-3
+    n = counts.sum()
+    p = keep_probabilities(counts, t)
+    for c, got in zip(counts, p):
+        want = min(1.0, (np.sqrt(c / (t * n)) + 1) * (t * n) / c)
+        assert got == pytest.approx(want, rel=1e-12)
+    assert p[0] < 1 and p[-1] == 1
+    assert np.all(keep_probabilities(counts, 0) == 1)
+    thr = keep_thresholds(counts, t)
+    assert thr[-1] == 1 << 32
+    assert thr[0] == round(p[0] * 2 ** 32)
+
+
+@pytest.mark.parametrize("power", [0.75, 1.0, 0.0])
+def test_alias_table_reproduces_distribution_exactly(power):
+    counts = np.array([1000, 333, 120, 120, 55, 9, 2, 1], np.int64)
+    thr, alias = alias_table(counts, power)
+    n = counts.size
+    # the probability of each word implied by the table
+    implied = np.zeros(n)
+    for i in range(n):
+        a = min(thr[i], 2 ** 32) / 2 ** 32
+        implied[i] += a / n
+        implied[alias[i]] += (1 - a) / n
+    want = counts ** power / np.sum(counts ** power)
+    np.testing.assert_allclose(implied, want, atol=1e-9)
+
+
+def huffman_cost(counts):
+    heap = list(counts.astype(float))
+    heapq.heapify(heap)
+    cost = 0.0
+    while len(heap) > 1:
+        a, b = heapq.heappop(heap), heapq.heappop(heap)
+        cost += a + b
+        heapq.heappush(heap, a + b)
+    return cost
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_huffman_codes_prefix_free_and_optimal(seed):
+    rng = np.random.default_rng(seed)
+    counts = np.sort(rng.zipf(1.3, 200).astype(np.int64))[::-1]
+    tree = HuffmanTree.from_counts(counts)
+    codes = ["".join(map(str, tree.codes[w, :tree.lengths[w]])) for w in range(counts.size)]
+    assert len(set(codes)) == counts.size
+    for a, b in itertools.permutations(codes, 2):
+        assert not b.startswith(a)
+    assert sum(2.0 ** -len(c) for c in codes) == pytest.approx(1.0)   # full binary tree
+    assert float(np.dot(counts, tree.lengths)) == pytest.approx(huffman_cost(counts))
+    assert np.all(np.diff(tree.lengths) >= 0)          # rarer words never get shorter codes
+    assert tree.points.max() <= counts.size - 2 and tree.points.min() >= 0
+    # every path starts at the root (the last inner node)
+    assert np.all(tree.points[:, 0] == counts.size - 2)

@@ -1,0 +1,84 @@
+import numpy as np
+import pytest
+
+from w2v import Word2Vec
+from w2v.errors import CorpusError, ParameterError, VocabularyError
+
+FAST = dict(dim=32, epochs=1, min_count=3, seed=3)
+
+
+def test_single_thread_is_bit_for_bit_reproducible(small_corpus):
+    a = Word2Vec(threads=1, **FAST).train(str(small_corpus))
+    b = Word2Vec(threads=1, **FAST).train(str(small_corpus))
+    assert np.array_equal(a.syn0, b.syn0) and np.array_equal(a.syn1neg, b.syn1neg)
+    assert a.last_train["epoch_loss"] == b.last_train["epoch_loss"]
+    c = Word2Vec(threads=1, **{**FAST, "seed": 4}).train(str(small_corpus))
+    assert not np.array_equal(a.syn0, c.syn0)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(model="sg"), dict(model="cbow"), dict(model="cbow", cbow_mean=False, alpha=0.01),
+    dict(model="sg", hs=True, negative=0), dict(model="cbow", hs=True, negative=0),
+    dict(model="sg", hs=True, negative=3), dict(model="sg", exact=True),
+])
+def test_loss_decreases_over_epochs_every_mode(small_corpus, kw):
+    m = Word2Vec(threads=2, **{**FAST, "epochs": 3, **kw}).train(str(small_corpus))
+    loss = m.last_train["epoch_loss"]
+    assert np.all(np.isfinite(loss)) and loss[2] < loss[0]
+    assert np.all(np.isfinite(m.syn0))
+    # every token seen once per epoch, loss per example is in a sane range
+    assert m.last_train["words"] == 3 * m._encoded.n_words if m._encoded else True
+    assert 0 < loss[-1] < 20
+
+
+def test_learning_rate_schedule_reaches_min_alpha(small_corpus):
+    from w2v.train import Progress
+    m = Word2Vec(threads=1, **FAST)
+    p = Progress(100, m.settings, quiet=True)
+    assert p.alpha_at(0.0) == pytest.approx(m.settings.alpha)
+    assert p.alpha_at(0.5) == pytest.approx((m.settings.alpha + m.settings.min_alpha) / 2)
+    assert p.alpha_at(1.0) == pytest.approx(m.settings.min_alpha)
+
+
+def test_outputs_load_in_gensim_with_same_vectors(small_corpus, tmp_path):
+    gensim = pytest.importorskip("gensim")
+    m = Word2Vec(threads=2, **FAST).train(str(small_corpus))
+    for binary in (True, False):
+        out = tmp_path / ("v.bin" if binary else "v.txt")
+        m.save_word2vec(str(out), binary=binary)
+        kv = gensim.models.KeyedVectors.load_word2vec_format(str(out), binary=binary)
+        assert kv.index_to_key == m.vocab.words
+        if binary:
+            assert np.array_equal(kv.vectors, m.syn0)
+        else:
+            np.testing.assert_allclose(kv.vectors, m.syn0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [dict(dim=0), dict(window=0), dict(epochs=0), dict(negative=-1),
+                                dict(negative=0, hs=False), dict(alpha=0), dict(alpha=-1),
+                                dict(model="skipgram"), dict(sample=-1), dict(threads=0)])
+def test_invalid_parameters(kw):
+    with pytest.raises(ParameterError):
+        Word2Vec(**kw)
+
+
+def test_bad_corpora(tmp_path):
+    with pytest.raises(CorpusError):
+        Word2Vec().train(str(tmp_path / "nope.txt"))
+    p = tmp_path / "few.txt"
+    p.write_text("a b c d\n")
+    with pytest.raises(VocabularyError):
+        Word2Vec(min_count=2).train(str(p))
+    e = tmp_path / "empty.txt"
+    e.write_text("")
+    with pytest.raises(CorpusError):
+        Word2Vec().train(str(e))
+
+
+def test_on_disk_encoded_corpus_trains_identically(small_corpus):
+    a = Word2Vec(threads=1, **FAST).train(str(small_corpus))
+    b = Word2Vec(threads=1, memory_budget=0, **FAST)
+    b.build_vocab(str(small_corpus))
+    assert b._encoded.on_disk
+    b.train()
+    assert np.array_equal(a.syn0, b.syn0)

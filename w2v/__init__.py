@@ -1,0 +1,32 @@
+"""w2v: word2vec training with Numba kernels.
+
+>>> from w2v import Word2Vec, load               # doctest: +SKIP
+>>> m = Word2Vec(dim=100).train("corpus.txt")      # doctest: +SKIP
+>>> kv = load("vectors.bin")                       # doctest: +SKIP
+"""
+
+__version__ = "0.1.0"
+
+from .errors import (CorpusError, FormatError, OutputError, ParameterError,  # noqa: E402,F401
+                     VocabularyError, W2VError)
+
+_LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
+    "Word2Vec": ("w2v.model", "Word2Vec"),
+    "KeyedVectors": ("w2v.vectors", "KeyedVectors"),
+    "load": ("w2v.formats", "load"),
+    "Settings": ("w2v.settings", "Settings"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'w2v' has no attribute {name!r}")
+
+
+__all__ = ["Word2Vec", "KeyedVectors", "load", "Settings", "W2VError", "CorpusError", "FormatError",
+           "OutputError", "ParameterError", "VocabularyError", "__version__"]

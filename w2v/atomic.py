@@ -1,0 +1,38 @@
+"""Atomic file writes: a temporary file in the target's directory, then a rename."""
+import contextlib
+import os
+import tempfile
+
+from .errors import OutputError
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="wb"):
+    """Open a temporary file next to ``path``; on success rename it over ``path``.
+
+    On any exception (``KeyboardInterrupt`` included) the temporary file is
+    removed and ``path`` is left as it was: readers see the old file or the
+    complete new one, never a truncated file.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, mode) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path, text, encoding="utf-8"):
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_write(path, "wb") as fh:
+        fh.write(text.encode(encoding))

@@ -1,0 +1,503 @@
+"""Corpus streaming: files, directories, stdin and compressed inputs in bounded chunks.
+
+The corpus is tokenized exactly once.  :func:`scan_corpus` reads the text in
+chunks of ``chunk_chars`` characters (never a whole line: text8-style corpora
+are one enormous line), splits it into tokens, and maps every token to a
+*provisional* id (its rank of first occurrence) while counting.  The
+provisional id stream is kept in memory up to a budget and spilled to an
+anonymous temporary file beyond it.  Once the vocabulary is known,
+:func:`encode_corpus` remaps the stream to final vocabulary ids in place,
+dropping out-of-vocabulary tokens, and every epoch trains from that int32
+stream: no epoch pays Python tokenization again.
+
+Sentence boundaries (line ends and file ends) are stored in the stream itself
+as the sentinel ``-1``.  Sentences longer than ``max_sentence_length`` are
+split by the training kernel, never truncated.
+"""
+import bz2
+import gzip
+import io
+import itertools
+import lzma
+import os
+import re
+import stat
+import sys
+import tempfile
+from collections import defaultdict
+
+import numpy as np
+
+from .errors import CorpusError, ParameterError
+
+SENTINEL = -1  # sentence boundary in an encoded id stream
+TOKENIZERS = ("whitespace", "simple", "char")
+DEFAULT_CHUNK_CHARS = 1 << 20
+DEFAULT_MEMORY_BUDGET = 256 << 20  # bytes of int32 ids kept in RAM before spilling to disk
+_SIMPLE_TOKEN = re.compile(r"[^\W_]+")
+
+
+# --------------------------------------------------------------------------- inputs
+def resolve_inputs(paths):
+    """Expand corpus arguments into a list of readable inputs.
+
+    Parameters
+    ----------
+    paths : str or os.PathLike or sequence of them
+        Files, directories (walked recursively, files in sorted order, hidden
+        files skipped) or ``"-"`` for standard input.
+
+    Returns
+    -------
+    list of str
+        The files to read, in order (``"-"`` kept as is).
+
+    Raises
+    ------
+    CorpusError
+        A path does not exist, is unreadable, or a directory holds no readable file.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = list(paths)
+    if not paths:
+        raise CorpusError("no corpus given")
+    files = []
+    for p in paths:
+        p = os.fspath(p)
+        if p == "-":
+            files.append(p)
+            continue
+        if not os.path.exists(p):
+            raise CorpusError(f"corpus path not found: {p}")
+        if os.path.isdir(p):
+            found = []
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if name.startswith("."):
+                        continue
+                    full = os.path.join(root, name)
+                    if os.path.isfile(full) and os.access(full, os.R_OK):
+                        found.append(full)
+            if not found:
+                raise CorpusError(f"directory has no readable files: {p}")
+            files.extend(found)
+        else:
+            try:
+                mode = os.stat(p).st_mode
+            except OSError as exc:
+                raise CorpusError(f"cannot read corpus {p}: {exc.strerror}") from None
+            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+                raise CorpusError(f"not a regular file: {p}")
+            if not os.access(p, os.R_OK):
+                raise CorpusError(f"cannot read corpus {p}: permission denied")
+            files.append(p)
+    return files
+
+
+def open_text(path):
+    """Open a corpus file for reading as UTF-8 text, undecodable bytes replaced.
+
+    ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly; ``"-"`` is
+    standard input.  Line endings are not translated (``\\r`` is whitespace).
+    """
+    if path == "-":
+        raw = sys.stdin.buffer
+    else:
+        try:
+            if path.endswith(".gz"):
+                raw = gzip.open(path, "rb")
+            elif path.endswith(".bz2"):
+                raw = bz2.open(path, "rb")
+            elif path.endswith(".xz") or path.endswith(".lzma"):
+                raw = lzma.open(path, "rb")
+            else:
+                raw = open(path, "rb", buffering=1 << 20)
+        except OSError as exc:
+            raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+
+
+def input_size(files):
+    """Total size in bytes of the (possibly compressed) inputs; None if unknown (stdin)."""
+    total = 0
+    for f in files:
+        if f == "-":
+            return None
+        try:
+            total += os.path.getsize(f)
+        except OSError:
+            return None
+    return total
+
+
+# --------------------------------------------------------------------------- reading
+def _tokenize_lines_fn(tokenizer, lowercase):
+    """Return ``f(text) -> list[list[str]]``: the tokens of each ``\\n``-separated line."""
+    if tokenizer not in TOKENIZERS:
+        raise ParameterError(f"unknown tokenizer {tokenizer!r} (choose from {', '.join(TOKENIZERS)})")
+    if tokenizer == "whitespace":
+        if lowercase:
+            return lambda text: [line.split() for line in text.lower().split("\n")]
+        return lambda text: [line.split() for line in text.split("\n")]
+    if tokenizer == "simple":
+        findall = _SIMPLE_TOKEN.findall
+        return lambda text: [findall(line) for line in text.lower().split("\n")]
+
+    # char: every non-whitespace character is a token (whitespace cannot be
+    # stored in the word2vec formats, so it only separates nothing here).
+    def chars(text):
+        if lowercase:
+            text = text.lower()
+        return [list("".join(line.split())) for line in text.split("\n")]
+
+    return chars
+
+
+def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAULT_CHUNK_CHARS,
+                     on_bytes=None):
+    """Yield ``(tokens, ends_sentence)`` pieces of the corpus, reading bounded chunks.
+
+    A line longer than a chunk comes out in several pieces with
+    ``ends_sentence=False`` on all but the last; no piece ever holds more
+    than ``chunk_chars`` characters, so memory stays bounded whatever the
+    line length.  Tokens never straddle two pieces.
+
+    Parameters
+    ----------
+    paths : list of str
+        Inputs as returned by :func:`resolve_inputs`.
+    tokenizer : {"whitespace", "simple", "char"}
+    lowercase : bool
+        Lowercase before splitting (``simple`` always lowercases).
+    chunk_chars : int
+        Characters read at a time.
+    on_bytes : callable, optional
+        Called with the number of characters consumed, for progress.
+    """
+    split_lines = _tokenize_lines_fn(tokenizer, lowercase)
+    cut_anywhere = tokenizer == "char"
+    for path in resolve_inputs(paths):
+        fh = open_text(path)
+        try:
+            carry = ""
+            while True:
+                try:
+                    data = fh.read(chunk_chars)
+                except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+                    raise CorpusError(f"cannot read corpus {path}: {exc}") from None
+                if on_bytes is not None and data:
+                    on_bytes(len(data))
+                if not data:
+                    text, carry = carry, ""
+                    final = True
+                else:
+                    text = carry + data
+                    final = False
+                    if cut_anywhere:
+                        cut = len(text)
+                    else:
+                        # cut after the last whitespace so that no token is split
+                        cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r"))
+                        if cut < 0:
+                            if len(text) < 64 * chunk_chars:
+                                carry = text
+                                continue
+                            cut = len(text)  # a pathological token longer than 64 chunks: split it
+                        else:
+                            cut += 1
+                    text, carry = text[:cut], text[cut:]
+                if text:
+                    lines = split_lines(text)
+                    last = len(lines) - 1
+                    for i, toks in enumerate(lines):
+                        # the last piece of a chunk continues on the next chunk's first line
+                        yield toks, (i < last) or final
+                elif final:
+                    yield [], True
+                if final:
+                    break
+        finally:
+            if path != "-":
+                fh.close()
+
+
+# --------------------------------------------------------------------------- id stream storage
+class IdStream:
+    """An append-only int32 stream kept in RAM up to a budget, then in an anonymous temp file.
+
+    Parameters
+    ----------
+    memory_budget : int
+        Bytes of ids kept in RAM; beyond this the stream moves to a temporary
+        file (deleted automatically, even if the process is killed).
+    tmpdir : str, optional
+        Directory for the temporary file (default: ``tempfile.gettempdir()``).
+    """
+
+    def __init__(self, memory_budget=DEFAULT_MEMORY_BUDGET, tmpdir=None):
+        self.memory_budget = int(memory_budget)
+        self.tmpdir = tmpdir
+        self._parts = []
+        self._array = None
+        self._file = None
+        self.length = 0
+
+    @property
+    def on_disk(self):
+        return self._file is not None
+
+    def append(self, ids):
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
+        if self._file is None and (self.length + ids.size) * 4 > self.memory_budget:
+            self._file = tempfile.TemporaryFile(dir=self.tmpdir)
+            for part in self._parts:
+                self._file.write(part.tobytes())
+            self._parts = []
+        if self._file is not None:
+            self._file.write(ids.tobytes())
+        else:
+            self._parts.append(ids)
+        self.length += ids.size
+
+    def finish(self):
+        """Freeze the stream: concatenate the RAM parts, flush the file."""
+        if self._file is None:
+            if self._array is None or self._parts:
+                parts = ([self._array] if self._array is not None else []) + self._parts
+                self._array = np.concatenate(parts) if parts else np.empty(0, np.int32)
+                self._parts = []
+        else:
+            self._file.flush()
+
+    def read(self, start, count, out=None):
+        """Read ``count`` ids from ``start`` (a view when in RAM, a fresh array from disk)."""
+        count = max(0, min(count, self.length - start))
+        if self._file is None:
+            return self._array[start:start + count]
+        buf = np.empty(count, np.int32) if out is None else out[:count]
+        self._file.seek(start * 4)
+        got = self._file.readinto(memoryview(buf).cast("B"))
+        if got != count * 4:
+            raise CorpusError("temporary id stream is truncated (disk full?)")
+        return buf
+
+    def rewrite(self, transform, block=1 << 22):
+        """Apply ``transform(ids) -> ids`` block by block; outputs may be shorter (filtering)."""
+        if self._file is None:
+            out = [transform(self._array[i:i + block]) for i in range(0, self.length, block)]
+            self._array = np.concatenate(out) if out else np.empty(0, np.int32)
+            self.length = self._array.size
+            return
+        # in place: the write position never overtakes the read position
+        rpos = wpos = 0
+        buf = np.empty(block, np.int32)
+        while rpos < self.length:
+            ids = self.read(rpos, block, out=buf)
+            rpos += ids.size
+            new = np.ascontiguousarray(transform(ids), dtype=np.int32)
+            self._file.seek(wpos * 4)
+            self._file.write(new.tobytes())
+            wpos += new.size
+        self._file.truncate(wpos * 4)
+        self._file.flush()
+        self.length = wpos
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._array = None
+        self._parts = []
+
+
+class ScannedCorpus:
+    """Result of the single tokenization pass.
+
+    Attributes
+    ----------
+    words : list of str
+        Distinct tokens in order of first occurrence (index = provisional id).
+    counts : numpy.ndarray of int64
+        Occurrences of each word in ``words``.
+    stream : IdStream
+        Provisional ids with ``SENTINEL`` at sentence ends.
+    n_tokens : int
+        Total tokens read.
+    n_sentences : int
+        Lines (sentences before splitting) read.
+    """
+
+    def __init__(self, words, counts, stream, n_tokens, n_sentences, files):
+        self.words = words
+        self.counts = counts
+        self.stream = stream
+        self.n_tokens = n_tokens
+        self.n_sentences = n_sentences
+        self.files = files
+
+
+def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET,
+                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None):
+    """Read the corpus once: count tokens and record the provisional id stream.
+
+    Parameters
+    ----------
+    paths : str or list of str
+        Corpus files, directories or ``"-"``.
+    tokenizer : {"whitespace", "simple", "char"}
+    lowercase : bool
+    memory_budget : int
+        Bytes of ids kept in RAM before the stream spills to a temp file.
+    chunk_chars : int
+        Characters read at a time.
+    tmpdir : str, optional
+    progress : callable, optional
+        ``progress(chars_read, tokens_read)`` called after each chunk.
+
+    Returns
+    -------
+    ScannedCorpus
+
+    Raises
+    ------
+    CorpusError
+        Missing or unreadable inputs, or no token at all.
+    """
+    files = resolve_inputs(paths)
+    next_id = itertools.count().__next__
+    index = defaultdict(next_id)  # word -> provisional id, assigned on first sight
+    lookup = index.__getitem__
+    counts = np.zeros(1024, np.int64)
+    stream = IdStream(memory_budget, tmpdir)
+    n_tokens = 0
+    n_sentences = 0
+    chars = [0]
+
+    def on_bytes(n):
+        chars[0] += n
+
+    pending = []       # lists of tokens waiting to be encoded together
+    pending_ends = []  # per piece: True if a sentence ends after it
+    pending_len = 0
+
+    def flush():
+        nonlocal counts, n_tokens, pending_len
+        flat = list(itertools.chain.from_iterable(pending))
+        ids = np.fromiter(map(lookup, flat), dtype=np.int32, count=len(flat))
+        if len(index) > counts.size:
+            grown = np.zeros(max(len(index), 2 * counts.size), np.int64)
+            grown[:counts.size] = counts
+            counts = grown
+        if ids.size:
+            counts[:len(index)] += np.bincount(ids, minlength=len(index))
+        # interleave sentinels after the pieces that end a sentence
+        lens = np.fromiter(map(len, pending), dtype=np.int64, count=len(pending))
+        ends = np.asarray(pending_ends, dtype=bool)
+        out = np.empty(ids.size + int(ends.sum()), np.int32)
+        offsets = np.cumsum(lens) + np.cumsum(ends)   # position after each piece (+ its sentinel)
+        out[offsets[ends] - 1] = SENTINEL
+        mask = np.ones(out.size, bool)
+        mask[offsets[ends] - 1] = False
+        out[mask] = ids
+        stream.append(out)
+        n_tokens += ids.size
+        pending.clear()
+        pending_ends.clear()
+        pending_len = 0
+        if progress is not None:
+            progress(chars[0], n_tokens)
+
+    for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, on_bytes):
+        pending.append(toks)
+        pending_ends.append(ends)
+        pending_len += len(toks) + 1
+        if ends:
+            n_sentences += 1
+        if pending_len >= (1 << 18):
+            flush()
+    flush()
+    stream.finish()
+    words = list(index.keys())
+    counts = counts[:len(words)].copy()
+    if n_tokens == 0:
+        stream.close()
+        raise CorpusError("corpus is empty: no tokens in " + ", ".join(files))
+    return ScannedCorpus(words, counts, stream, n_tokens, n_sentences, files)
+
+
+class EncodedCorpus:
+    """The corpus as final vocabulary ids (int32, ``SENTINEL`` between sentences).
+
+    Epochs read it in blocks with :meth:`blocks`; nothing is tokenized again.
+    """
+
+    def __init__(self, stream, n_words, vocab_size):
+        self.stream = stream
+        self.n_words = int(n_words)        # in-vocabulary tokens (no sentinels)
+        self.vocab_size = int(vocab_size)
+
+    @property
+    def length(self):
+        """Stream length, sentinels included (the unit of the learning-rate schedule)."""
+        return self.stream.length
+
+    @property
+    def on_disk(self):
+        return self.stream.on_disk
+
+    def blocks(self, block_size=1 << 22):
+        """Yield ``(start, ids)`` blocks covering the stream, validated for the kernels.
+
+        Every id is checked to lie in ``[-1, vocab_size)`` before it can reach
+        a kernel that has no bounds checks.
+        """
+        for start in range(0, self.length, block_size):
+            ids = self.stream.read(start, block_size)
+            if ids.size and (int(ids.min()) < SENTINEL or int(ids.max()) >= self.vocab_size):
+                raise CorpusError("encoded corpus holds an id outside the vocabulary")
+            yield start, ids
+
+    def close(self):
+        self.stream.close()
+
+
+def encode_corpus(scanned, remap, vocab_size):
+    """Turn a scanned corpus into final ids, in place.
+
+    Parameters
+    ----------
+    scanned : ScannedCorpus
+    remap : numpy.ndarray of int32
+        Final id of each provisional id, ``-2`` for words outside the vocabulary.
+    vocab_size : int
+
+    Returns
+    -------
+    EncodedCorpus
+    """
+    # shift by one so that SENTINEL (-1) maps through index 0
+    table = np.empty(remap.size + 1, np.int32)
+    table[0] = SENTINEL
+    table[1:] = remap
+    prev_last = [SENTINEL]
+
+    # drop out-of-vocabulary ids, then collapse runs of sentinels (empty sentences)
+    def transform(ids):
+        new = table[ids + 1]
+        new = new[new != -2]
+        if new.size == 0:
+            return new
+        sent = new == SENTINEL
+        prev = np.empty_like(sent)
+        prev[0] = prev_last[0] == SENTINEL
+        prev[1:] = sent[:-1]
+        new = new[~(sent & prev)]
+        if new.size:
+            prev_last[0] = new[-1]
+        return new
+
+    scanned.stream.rewrite(transform)
+    n_words = int(scanned.counts[remap >= 0].sum())
+    return EncodedCorpus(scanned.stream, n_words, vocab_size)

@@ -1,0 +1,29 @@
+"""Typed exceptions raised by the library.
+
+The CLI turns every :class:`W2VError` into a one-line message and a non-zero
+exit status; anything else is a bug.
+"""
+
+
+class W2VError(Exception):
+    """Base class of every error w2v raises on purpose."""
+
+
+class CorpusError(W2VError):
+    """A corpus path is missing, unreadable, or holds no tokens."""
+
+
+class VocabularyError(W2VError):
+    """The vocabulary is empty (e.g. after ``min_count``) or inconsistent."""
+
+
+class ParameterError(W2VError, ValueError):
+    """An invalid hyper-parameter or argument."""
+
+
+class FormatError(W2VError):
+    """A vector or model file is truncated, corrupt or not of the expected format."""
+
+
+class OutputError(W2VError):
+    """An output path cannot be written."""

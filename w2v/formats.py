@@ -1,0 +1,920 @@
+"""Reading and writing word vectors.
+
+Formats
+-------
+word2vec binary
+    word2vec.c's ``-binary 1`` output: a header line ``"<count> <dim>\\n"``,
+    then per word its UTF-8 bytes, a space, ``dim`` little-endian float32
+    values and a newline.
+word2vec text
+    The same header, then one line per word: ``word v1 v2 ... vd``.  fastText
+    ``.vec`` files are this format.  Lines may end with a space or ``\\r\\n``.
+native
+    A directory holding ``vectors.npy`` (memory-mappable), ``vocab.tsv``
+    (``word<TAB>count`` per line, in row order) and ``meta.json``.
+
+word2vec files ending in ``.gz``, ``.bz2`` or ``.xz`` are compressed and
+decompressed on the fly (chosen by suffix, both for loading and saving).
+Every writer is atomic: the data go to a temporary file (or directory) next
+to the target, which is renamed over the target only when complete.
+
+Corrupt, truncated or foreign files raise :class:`~w2v.errors.FormatError`
+naming the file and the line number or byte offset of the problem.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import logging
+import lzma
+import os
+import re
+import shutil
+import tempfile
+import zlib
+from numbers import Integral
+from pathlib import Path
+
+import numpy as np
+
+from .errors import FormatError, OutputError, ParameterError
+from .vectors import KeyedVectors
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "load",
+    "save",
+    "load_word2vec_format",
+    "save_word2vec_format",
+    "load_native",
+    "save_native",
+    "inspect",
+    "NATIVE_FORMAT",
+    "NATIVE_VERSION",
+]
+
+NATIVE_FORMAT = "w2v-native"
+NATIVE_VERSION = 1
+
+_BLOCK = 1 << 23          # bytes read at a time from word2vec files
+_MAX_HEADER = 4096        # longest acceptable header line
+_MAX_WORD = 1 << 16       # longest acceptable word (bytes) in a binary file
+_WRITE_ROWS = 8192        # rows formatted per write call
+
+_COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
+_WHITESPACE = re.compile(r"\s")
+_TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
+_DECODE_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
+def _compression(path):
+    return _COMPRESSED.get(Path(path).suffix.lower())
+
+
+def _open_read(path):
+    kind = _compression(path)
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    if kind == "bz2":
+        return bz2.open(path, "rb")
+    if kind == "xz":
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def _check_limit(limit):
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, Integral) or limit < 1:
+        raise ParameterError(f"limit must be a positive integer or None, got {limit!r}")
+    return int(limit)
+
+
+# --------------------------------------------------------------------------- reading
+class _Reader:
+    """Block reader over a binary stream that tracks absolute byte offsets."""
+
+    def __init__(self, fin, path):
+        self.fin = fin
+        self.path = path
+        self.buf = b""
+        self.pos = 0          # position in buf
+        self.base = 0         # absolute offset of buf[0]
+        self.eof = False
+
+    def more(self):
+        """Read another block, keeping the unread part; False at end of file."""
+        if self.eof:
+            return False
+        try:
+            chunk = self.fin.read(_BLOCK)
+        except _DECODE_ERRORS as exc:
+            raise FormatError(f"{self.path}: cannot decompress/read data after byte offset "
+                              f"{self.base + len(self.buf)}: {exc}") from None
+        if not chunk:
+            self.eof = True
+            return False
+        self.base += self.pos
+        self.buf = self.buf[self.pos:] + chunk
+        self.pos = 0
+        return True
+
+    def offset(self):
+        return self.base + self.pos
+
+    def readline(self, maxlen):
+        """Bytes up to and including the next newline (or EOF); None if longer than maxlen."""
+        while True:
+            nl = self.buf.find(b"\n", self.pos)
+            if nl != -1:
+                if nl - self.pos > maxlen:
+                    return None
+                line = self.buf[self.pos:nl + 1]
+                self.pos = nl + 1
+                return line
+            if len(self.buf) - self.pos > maxlen:
+                return None
+            if not self.more():
+                line = self.buf[self.pos:]
+                self.pos = len(self.buf)
+                return line
+
+
+def _parse_header(reader, path):
+    line = reader.readline(_MAX_HEADER)
+    if line is None:
+        raise FormatError(f"{path}: line 1: header line too long; expected '<count> <dim>'")
+    if not line:
+        raise FormatError(f"{path}: empty file; expected a word2vec header '<count> <dim>'")
+    try:
+        text = line.decode("ascii")
+        fields = text.split()
+        if len(fields) != 2:
+            raise ValueError
+        count, dim = int(fields[0]), int(fields[1])
+    except (UnicodeDecodeError, ValueError):
+        shown = line[:60].decode("utf-8", "replace").rstrip("\r\n")
+        raise FormatError(
+            f"{path}: line 1: bad header {shown!r}; expected '<count> <dim>' "
+            "(is this a word2vec/fastText vector file?)"
+        ) from None
+    if count < 0 or dim < 1:
+        raise FormatError(f"{path}: line 1: bad header: count {count}, dim {dim}")
+    return count, dim
+
+
+def _looks_text(reader, dim):
+    """Decide text vs binary from the first record after the header."""
+    # enough data for one binary record or one text line
+    want = min(4 * dim + _MAX_WORD + 2, 1 << 22)
+    while len(reader.buf) - reader.pos < want and reader.more():
+        pass
+    data = reader.buf[reader.pos:reader.pos + want]
+    data = data.lstrip(b"\n")
+    nl = data.find(b"\n")
+    line = data if nl == -1 else data[:nl]
+    sp = line.find(b" ")
+    if sp <= 0:
+        return nl != -1 and len(line) < 4 * dim  # a word-only text line: let the text parser report it
+    values = line[sp + 1:].rstrip(b"\r ")
+    return bool(values) and _TEXT_VALUES.match(values) is not None
+
+
+def _add_word(word, key_to_index, words, path, where):
+    if word in key_to_index:
+        logger.warning("%s: %s: duplicate word %r, ignoring all but the first", path, where, word)
+        return False
+    key_to_index[word] = len(words)
+    words.append(word)
+    return True
+
+
+def _locate_record(path, row, dim):
+    """Byte offset of record ``row`` of a binary file (used only to report errors)."""
+    nbytes = 4 * dim
+    with _open_read(path) as fin:
+        reader = _Reader(fin, path)
+        reader.more()
+        _parse_header(reader, path)
+        for _ in range(row + 1):
+            while True:
+                buf, pos = reader.buf, reader.pos
+                while pos < len(buf) and buf[pos] == 0x0A:
+                    pos += 1
+                sp = buf.find(b" ", pos)
+                if sp != -1 and sp + 1 + nbytes <= len(buf):
+                    break
+                reader.pos = pos
+                if not reader.more():
+                    return None
+            start = reader.base + pos
+            reader.pos = sp + 1 + nbytes
+        return start
+
+
+def _read_binary(reader, path, count, dim, unicode_errors):
+    nbytes = 4 * dim
+    raws = []
+    data = bytearray()
+    done = 0
+    while done < count:
+        buf, pos = reader.buf, reader.pos
+        end = len(buf)
+        mv = memoryview(buf)
+        find = buf.find
+        append = raws.append
+        try:
+            while done < count:
+                while pos < end and buf[pos] == 0x0A:  # newline word2vec.c writes after each vector
+                    pos += 1
+                sp = find(b" ", pos, pos + _MAX_WORD + 1)
+                vend = sp + 1 + nbytes
+                if sp == -1 or vend > end:
+                    break
+                if sp == pos:
+                    raise FormatError(
+                        f"{path}: byte offset {reader.base + pos}: empty word in record {done + 1}"
+                    )
+                append(buf[pos:sp])
+                data += mv[sp + 1:vend]
+                pos = vend
+                done += 1
+        finally:
+            mv.release()
+        reader.pos = pos
+        if done >= count:
+            break
+        if sp == -1 and end - pos > _MAX_WORD:
+            raise FormatError(
+                f"{path}: byte offset {reader.base + pos}: no space within {_MAX_WORD} bytes "
+                f"(record {done + 1}); not a word2vec binary file or corrupt"
+            )
+        if not reader.more():
+            raise FormatError(
+                f"{path}: byte offset {reader.base + len(reader.buf)}: unexpected end of file "
+                f"in record {done + 1}; the header declares {count} vectors of dim {dim} "
+                "(truncated file or wrong header?)"
+            )
+    vectors = np.frombuffer(data, dtype="<f4").reshape(len(raws), dim)
+    if vectors.dtype != np.float32:  # big-endian host
+        vectors = vectors.astype(np.float32)
+    words = _decode_words(raws, path, dim, unicode_errors)
+    del raws
+    bad = _first_nonfinite_row(vectors)
+    if bad is not None:
+        where = _locate_record(path, bad, dim)
+        where = f"byte offset {where}" if where is not None else f"record {bad + 1}"
+        raise FormatError(f"{path}: {where}: vector of {words[bad]!r} contains NaN or infinity")
+    words, vectors, key_to_index = _drop_duplicates(words, vectors, path)
+    return words, vectors, key_to_index
+
+
+def _decode_words(raws, path, dim, unicode_errors):
+    """Decode the raw word bytes of a binary file (all at once when possible)."""
+    try:
+        words = b"\n".join(raws).decode("utf-8", unicode_errors).split("\n") if raws else []
+        if len(words) == len(raws):
+            return words
+        return [r.decode("utf-8", unicode_errors) for r in raws]
+    except UnicodeDecodeError:
+        for row, r in enumerate(raws):
+            try:
+                r.decode("utf-8", unicode_errors)
+            except UnicodeDecodeError as exc:
+                where = _locate_record(path, row, dim)
+                where = f"byte offset {where}" if where is not None else f"record {row + 1}"
+                raise FormatError(
+                    f"{path}: {where}: word is not valid UTF-8 ({exc.reason} at byte {exc.start} of "
+                    f"the word); pass unicode_errors='replace' to load it anyway"
+                ) from None
+        raise
+
+
+def _drop_duplicates(words, vectors, path):
+    """Keep the first vector of each word (gensim does the same, with a warning)."""
+    key_to_index = dict(zip(words, range(len(words))))
+    if len(key_to_index) == len(words):
+        return words, vectors, key_to_index
+    seen = {}
+    keep = np.ones(len(words), dtype=bool)
+    for i, w in enumerate(words):
+        if w in seen:
+            keep[i] = False
+            logger.warning("%s: record %d: duplicate word %r, ignoring all but the first", path, i + 1, w)
+        else:
+            seen[w] = len(seen)
+    words = [w for w, k in zip(words, keep) if k]
+    return words, np.ascontiguousarray(vectors[keep]), seen
+
+
+def _first_nonfinite_row(vectors):
+    step = max(1, (1 << 22) // max(vectors.shape[1], 1))
+    for start in range(0, len(vectors), step):
+        ok = np.isfinite(vectors[start:start + step]).all(axis=1)
+        if not ok.all():
+            return start + int(np.argmin(ok))
+    return None
+
+
+def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, key_to_index):
+    """Parse text lines into words and a float32 block (None if no new word)."""
+    flat = []
+    for k, raw in enumerate(lines):
+        line_no = first_line_no + k
+        try:
+            text = raw.decode("utf-8", errors=unicode_errors)
+        except UnicodeDecodeError as exc:
+            raise FormatError(
+                f"{path}: line {line_no}: not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+                "pass unicode_errors='replace' to load it anyway"
+            ) from None
+        parts = text.rstrip().split(" ")
+        if len(parts) != dim + 1 or not parts[0]:
+            found = len(parts) - 1 if parts[0] else 0
+            raise FormatError(
+                f"{path}: line {line_no}: expected a word and {dim} values, found {found} values"
+            )
+        if _add_word(parts[0], key_to_index, words, path, f"line {line_no}"):
+            flat.append(parts)
+        else:
+            flat.append(None)
+    keep = [p for p in flat if p is not None]
+    if not keep:
+        return None
+    values = [v for p in keep for v in p[1:]]
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            block = np.array(values, dtype=np.float32).reshape(len(keep), dim)
+    except ValueError:
+        for k, p in enumerate(flat):
+            if p is None:
+                continue
+            for v in p[1:]:
+                try:
+                    float(v)
+                except ValueError:
+                    raise FormatError(
+                        f"{path}: line {first_line_no + k}: cannot parse {v[:40]!r} as a number"
+                    ) from None
+        raise FormatError(f"{path}: lines {first_line_no}-{first_line_no + len(lines) - 1}: unparsable numbers")
+    finite = np.isfinite(block).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        k = [i for i, p in enumerate(flat) if p is not None][row]
+        raise FormatError(
+            f"{path}: line {first_line_no + k}: vector of {keep[row][0]!r} contains NaN or infinity "
+            "(or a value too large for float32)"
+        )
+    return block
+
+
+def _read_text(reader, path, count, dim, unicode_errors):
+    words, key_to_index = [], {}
+    blocks = []
+    max_line = max(1 << 20, 64 * (dim + 1) + _MAX_WORD)
+    line_no = 1
+    batch, batch_start = [], 2
+    while line_no - 1 < count:
+        line = reader.readline(max_line)
+        line_no += 1
+        if line is None:
+            raise FormatError(f"{path}: line {line_no}: line longer than {max_line} bytes; corrupt file?")
+        if not line:
+            raise FormatError(
+                f"{path}: line {line_no}: unexpected end of file; the header declares {count} vectors "
+                f"but only {line_no - 2} lines follow (truncated file or wrong header?)"
+            )
+        batch.append(line)
+        if len(batch) >= 4096:
+            block = _parse_text_block(batch, batch_start, path, dim, unicode_errors, words, key_to_index)
+            if block is not None:
+                blocks.append(block)
+            batch, batch_start = [], line_no + 1
+    if batch:
+        block = _parse_text_block(batch, batch_start, path, dim, unicode_errors, words, key_to_index)
+        if block is not None:
+            blocks.append(block)
+    if blocks:
+        vectors = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    else:
+        vectors = np.empty((0, dim), dtype=np.float32)
+    return words, np.ascontiguousarray(vectors), key_to_index
+
+
+def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict"):
+    """Load vectors in word2vec.c's binary or text format (also fastText ``.vec``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file; ``.gz``, ``.bz2`` and ``.xz`` files are decompressed.
+    binary : bool, optional
+        Binary (True) or text (False) format; detected from the first record
+        when None.
+    limit : int, optional
+        Read only the first ``limit`` vectors.
+    unicode_errors : str, optional
+        How to handle words that are not valid UTF-8: ``'strict'`` (the
+        default, as gensim) raises FormatError; ``'replace'`` or ``'ignore'``
+        are passed on to :meth:`bytes.decode`.
+
+    Returns
+    -------
+    KeyedVectors
+        With ``source_format`` set to ``'word2vec-binary'`` or
+        ``'word2vec-text'``.  Duplicate words keep their first vector (with a
+        warning), as gensim does.
+
+    Raises
+    ------
+    FormatError
+        Empty, truncated, corrupt or foreign file, or a NaN/infinite value.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    limit = _check_limit(limit)
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise FormatError(f"{path}: is a directory, not a word2vec file")
+    with _open_read(path) as fin:
+        reader = _Reader(fin, path)
+        reader.more()
+        count, dim = _parse_header(reader, path)
+        if limit is not None:
+            count = min(count, limit)
+        if binary is None:
+            binary = False if count == 0 else not _looks_text(reader, dim)
+        if binary:
+            words, vectors, k2i = _read_binary(reader, path, count, dim, unicode_errors)
+        else:
+            words, vectors, k2i = _read_text(reader, path, count, dim, unicode_errors)
+    kv = KeyedVectors._trusted(words, vectors, key_to_index=k2i, source=path)
+    kv.source_format = "word2vec-binary" if binary else "word2vec-text"
+    kv.source_path = path
+    return kv
+
+
+# --------------------------------------------------------------------------- writing
+def _umask_mode(mode=0o666):
+    old = os.umask(0)
+    os.umask(old)
+    return mode & ~old
+
+
+def _check_words(kv, path, forbid):
+    for i, word in enumerate(kv.index_to_key):
+        if not word or forbid.search(word):
+            raise FormatError(
+                f"{path}: cannot save word {word!r} (row {i}): the format cannot represent "
+                "empty words or words containing whitespace"
+            )
+
+
+def _check_finite(kv, path):
+    vecs = kv.vectors
+    step = max(1, (1 << 22) // max(kv.vector_size, 1))
+    for start in range(0, len(vecs), step):
+        ok = np.isfinite(vecs[start:start + step]).all(axis=1)
+        if not ok.all():
+            row = start + int(np.argmin(ok))
+            raise FormatError(
+                f"{path}: cannot save: the vector of {kv.index_to_key[row]!r} (row {row}) contains NaN or infinity"
+            )
+
+
+def _atomic_write(path, write):
+    """Call ``write(fileobj)`` on a temp file next to ``path``, then rename it over ``path``."""
+    path = os.fspath(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OutputError(f"cannot write {path}: it is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            kind = _compression(path)
+            if kind == "gzip":
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+                    write(out)
+            elif kind == "bz2":
+                with bz2.BZ2File(raw, "wb") as out:
+                    write(out)
+            elif kind == "xz":
+                with lzma.LZMAFile(raw, "wb") as out:
+                    write(out)
+            else:
+                write(raw)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.chmod(tmp, _umask_mode())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+def save_word2vec_format(kv, path, binary=True):
+    """Save vectors in word2vec.c's binary or text format, atomically.
+
+    Parameters
+    ----------
+    kv : KeyedVectors
+        The vectors.
+    path : str or os.PathLike
+        Target file; a ``.gz``, ``.bz2`` or ``.xz`` suffix compresses.
+    binary : bool, optional
+        Binary format (little-endian float32) if True, else text with
+        ``'%.9g'`` numbers (float32 values round-trip exactly).
+
+    Raises
+    ------
+    FormatError
+        A word is empty or contains whitespace, or a vector holds NaN/inf.
+    OutputError
+        ``path`` cannot be written.
+    """
+    path = os.fspath(path)
+    _check_words(kv, path, _WHITESPACE)
+    _check_finite(kv, path)
+    words = kv.index_to_key
+    vecs = kv.vectors
+    dim = kv.vector_size
+
+    def write(out):
+        out.write(f"{len(words)} {dim}\n".encode("ascii"))
+        for start in range(0, len(words), _WRITE_ROWS):
+            block = np.asarray(vecs[start:start + _WRITE_ROWS])
+            names = words[start:start + _WRITE_ROWS]
+            if binary:
+                raw = block.astype("<f4", copy=False).tobytes()
+                nb = 4 * dim
+                out.write(b"".join(
+                    w.encode("utf-8") + b" " + raw[k * nb:(k + 1) * nb] + b"\n"
+                    for k, w in enumerate(names)
+                ))
+            else:
+                template = "%s" + " %.9g" * dim + "\n"
+                rows = block.tolist()
+                out.write("".join(template % (w, *r) for w, r in zip(names, rows)).encode("utf-8"))
+
+    _atomic_write(path, write)
+
+
+# --------------------------------------------------------------------------- native
+def _is_native_dir(path):
+    meta = os.path.join(path, "meta.json")
+    try:
+        with open(meta, "rb") as f:
+            return json.loads(f.read().decode("utf-8")).get("format") == NATIVE_FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _fsync_dir(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def save_native(kv, path):
+    """Save vectors in the native format (a directory), atomically.
+
+    The directory holds ``vectors.npy`` (``np.save``; memory-mappable),
+    ``vocab.tsv`` (UTF-8, ``word<TAB>count`` per line in row order) and
+    ``meta.json`` (``{"format": "w2v-native", "version": 1, "count": V,
+    "dim": D, "settings": {...}, "has_counts": bool}``).  It is written into a
+    temporary directory next to ``path`` and renamed into place; an existing
+    native model at ``path`` is replaced (other existing directories are
+    refused).
+
+    Parameters
+    ----------
+    kv : KeyedVectors
+        The vectors.
+    path : str or os.PathLike
+        Target directory.
+
+    Raises
+    ------
+    FormatError
+        A word contains a tab or newline (``vocab.tsv`` cannot hold it), or
+        the settings are not JSON-serialisable.
+    OutputError
+        ``path`` cannot be written, or is an existing file or a directory
+        that is not an (empty or) native model.
+    """
+    path = os.fspath(path)
+    target = os.path.abspath(path)
+    _check_words_native(kv, path)
+    try:
+        settings = json.loads(json.dumps(kv.settings or {}, default=_json_default))
+    except (TypeError, ValueError) as exc:
+        raise FormatError(f"{path}: settings are not JSON-serialisable: {exc}") from None
+    if os.path.lexists(target):
+        if not os.path.isdir(target) or os.path.islink(target):
+            raise OutputError(f"cannot write {path}: it exists and is not a model directory")
+        if os.listdir(target) and not _is_native_dir(target):
+            raise OutputError(f"cannot write {path}: refusing to replace a directory that is not a w2v native model")
+    parent = os.path.dirname(target)
+    try:
+        tmp = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    aside = None
+    try:
+        counts = kv.counts
+        with open(os.path.join(tmp, "vectors.npy"), "wb") as f:
+            np.save(f, np.asarray(kv.vectors, dtype=np.float32), allow_pickle=False)
+            f.flush()
+            os.fsync(f.fileno())
+        if counts is None:
+            lines = [f"{w}\t0\n" for w in kv.index_to_key]
+        else:
+            lines = [f"{w}\t{c}\n" for w, c in zip(kv.index_to_key, counts.tolist())]
+        with open(os.path.join(tmp, "vocab.tsv"), "wb") as f:
+            f.write("".join(lines).encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        meta = {
+            "format": NATIVE_FORMAT,
+            "version": NATIVE_VERSION,
+            "count": len(kv),
+            "dim": kv.vector_size,
+            "settings": settings,
+            "has_counts": counts is not None,
+        }
+        with open(os.path.join(tmp, "meta.json"), "wb") as f:
+            f.write((json.dumps(meta, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _umask_mode(0o777))
+        _fsync_dir(tmp)
+        if os.path.lexists(target):
+            aside = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".old")
+            os.rmdir(aside)
+            os.rename(target, aside)
+        os.rename(tmp, target)
+        tmp = None
+        _fsync_dir(parent)
+    except BaseException as exc:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if aside is not None and not os.path.lexists(target):
+                try:
+                    os.rename(aside, target)
+                    aside = None
+                except OSError:
+                    pass
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+    finally:
+        if aside is not None and tmp is None:
+            shutil.rmtree(aside, ignore_errors=True)
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def _check_words_native(kv, path):
+    for i, word in enumerate(kv.index_to_key):
+        if "\t" in word or "\n" in word or "\r" in word:
+            raise FormatError(
+                f"{path}: cannot save word {word!r} (row {i}): vocab.tsv cannot hold tabs or newlines"
+            )
+
+
+def _read_vocab(path, count):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise FormatError(f"{path}: missing file (not a complete w2v native model)") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise FormatError(f"{path}: line {line}: not valid UTF-8") from None
+    body = text[:-1] if text.endswith("\n") else text
+    parts = body.replace("\n", "\t").split("\t") if body else []
+    n_lines = body.count("\n") + 1 if body else 0
+    if n_lines != count:
+        raise FormatError(f"{path}: {n_lines} lines, but meta.json declares {count} words")
+    if len(parts) != 2 * count:
+        for k, line in enumerate(body.split("\n")):
+            if line.count("\t") != 1:
+                raise FormatError(f"{path}: line {k + 1}: expected 'word<TAB>count'")
+    words = parts[0::2]
+    try:
+        counts = np.array(parts[1::2], dtype=np.int64) if count else np.zeros(0, dtype=np.int64)
+    except (ValueError, OverflowError):
+        for k, c in enumerate(parts[1::2]):
+            try:
+                int(c)
+            except ValueError:
+                raise FormatError(f"{path}: line {k + 1}: bad count {c[:40]!r}") from None
+        raise FormatError(f"{path}: bad counts")
+    return words, counts
+
+
+def load_native(path, mmap=True):
+    """Load a native-format model directory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory written by :func:`save_native`.
+    mmap : bool, optional
+        Memory-map ``vectors.npy`` read-only (``np.load(..., mmap_mode='r',
+        allow_pickle=False)``) instead of reading it into memory.
+
+    Returns
+    -------
+    KeyedVectors
+        ``vectors`` is a read-only ``np.memmap`` when ``mmap`` is True.
+
+    Raises
+    ------
+    FormatError
+        A file is missing or corrupt, or the shapes of the files disagree.
+    """
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        if not os.path.exists(path):
+            raise FileNotFoundError(2, "No such file or directory", path)
+        raise FormatError(f"{path}: not a directory; a native model is a directory")
+    meta_path = os.path.join(path, "meta.json")
+    try:
+        with open(meta_path, "rb") as f:
+            meta = json.loads(f.read().decode("utf-8"))
+    except FileNotFoundError:
+        raise FormatError(f"{meta_path}: missing file (not a w2v native model directory)") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FormatError(f"{meta_path}: not valid JSON: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT:
+        raise FormatError(f"{meta_path}: not a w2v native model (format is not {NATIVE_FORMAT!r})")
+    if meta.get("version") != NATIVE_VERSION:
+        raise FormatError(f"{meta_path}: unsupported native format version {meta.get('version')!r}")
+    count, dim = meta.get("count"), meta.get("dim")
+    if not (isinstance(count, int) and isinstance(dim, int) and count >= 0 and dim >= 1):
+        raise FormatError(f"{meta_path}: bad count/dim {count!r}/{dim!r}")
+    settings = meta.get("settings") or {}
+    if not isinstance(settings, dict):
+        raise FormatError(f"{meta_path}: settings must be an object")
+    vec_path = os.path.join(path, "vectors.npy")
+    try:
+        vectors = np.load(vec_path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except FileNotFoundError:
+        raise FormatError(f"{vec_path}: missing file (not a complete w2v native model)") from None
+    except (ValueError, OSError, EOFError) as exc:
+        raise FormatError(f"{vec_path}: corrupt or truncated .npy file: {exc}") from None
+    if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape != (count, dim):
+        shape = getattr(vectors, "shape", None)
+        raise FormatError(f"{vec_path}: array shape {shape} does not match meta.json ({count}, {dim})")
+    if not np.issubdtype(vectors.dtype, np.floating):
+        raise FormatError(f"{vec_path}: array dtype {vectors.dtype} is not floating point")
+    if vectors.dtype != np.float32 or not vectors.flags.c_contiguous:
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    words, counts = _read_vocab(os.path.join(path, "vocab.tsv"), count)
+    kv = KeyedVectors._trusted(words, vectors, counts=counts if meta.get("has_counts", True) else None,
+                               settings=settings, source=os.path.join(path, "vocab.tsv"))
+    kv.source_format = "native"
+    kv.source_path = path
+    return kv
+
+
+# --------------------------------------------------------------------------- dispatch
+def load(path, binary=None, limit=None, mmap=True):
+    """Load vectors from any supported format.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A native model directory, or a word2vec binary/text file (optionally
+        ``.gz``/``.bz2``/``.xz`` compressed; fastText ``.vec`` included).
+    binary : bool, optional
+        For word2vec files: binary or text; auto-detected when None.
+    limit : int, optional
+        Keep only the first ``limit`` vectors.
+    mmap : bool, optional
+        For native models: memory-map the vectors read-only.
+
+    Returns
+    -------
+    KeyedVectors
+
+    Raises
+    ------
+    FormatError
+        The file is corrupt, truncated or of no supported format.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    limit = _check_limit(limit)
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        kv = load_native(path, mmap=mmap)
+        if limit is not None and limit < len(kv):
+            sub = KeyedVectors(
+                kv.index_to_key[:limit], kv.vectors[:limit],
+                counts=None if kv.counts is None else kv.counts[:limit], settings=kv.settings,
+            )
+            sub.source_format, sub.source_path = kv.source_format, kv.source_path
+            kv = sub
+        return kv
+    return load_word2vec_format(path, binary=binary, limit=limit)
+
+
+def inspect(path):
+    """Describe a vector file or native model without loading all of it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    dict
+        ``format`` (``'native'``, ``'word2vec-binary'`` or
+        ``'word2vec-text'``), ``count``, ``dim``, ``settings`` (dict, empty
+        when unknown), ``compression`` (None, ``'gzip'``, ``'bz2'``,
+        ``'xz'``) and ``path``.  For word2vec files ``count`` is the header's.
+
+    Raises
+    ------
+    FormatError
+        Not a readable vector file.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        kv = load_native(path, mmap=True)
+        return {"format": "native", "count": len(kv), "dim": kv.vector_size, "settings": kv.settings,
+                "compression": None, "path": path, "has_counts": kv.counts is not None}
+    with _open_read(path) as fin:
+        reader = _Reader(fin, path)
+        reader.more()
+        count, dim = _parse_header(reader, path)
+        binary = False if count == 0 else not _looks_text(reader, dim)
+    return {"format": "word2vec-binary" if binary else "word2vec-text", "count": count, "dim": dim,
+            "settings": {}, "compression": _compression(path), "path": path, "has_counts": False}
+
+
+def save(kv, path, format=None):
+    """Save vectors, choosing the format from ``format`` or the path.
+
+    Parameters
+    ----------
+    kv : KeyedVectors
+    path : str or os.PathLike
+    format : {'bin', 'text', 'native'}, optional
+        When None: ``.bin`` (optionally compressed) is binary, ``.txt`` and
+        ``.vec`` are text, anything else is a native directory.
+
+    Raises
+    ------
+    ParameterError
+        Unknown ``format``.
+    """
+    path = os.fspath(path)
+    if format is None:
+        name = path.lower()
+        for suf in _COMPRESSED:
+            if name.endswith(suf):
+                name = name[: -len(suf)]
+        if name.endswith(".bin"):
+            format = "bin"
+        elif name.endswith((".txt", ".vec")):
+            format = "text"
+        else:
+            format = "native"
+    if format in ("bin", "binary"):
+        save_word2vec_format(kv, path, binary=True)
+    elif format in ("text", "txt", "vec"):
+        save_word2vec_format(kv, path, binary=False)
+    elif format == "native":
+        save_native(kv, path)
+    else:
+        raise ParameterError(f"unknown format {format!r}; expected 'bin', 'text' or 'native'")

@@ -1,0 +1,1 @@
+"""Numba training kernels (CPU; the optional CUDA kernels live in ``w2v.cuda``)."""

@@ -1,0 +1,319 @@
+"""CPU training kernels: plain Numba functions over arrays.
+
+Shape of one update (skip-gram, negative sampling, shared negatives):
+
+* gather    ``X = syn0[contexts]``                     (nx x dim, the input rows)
+* compute   ``F = X @ out[targets].T``                  (nx x nt scores)
+            ``G = alpha * (label - sigmoid(F))``        (gradient scale per pair)
+* scatter   ``out[targets] += G.T @ X``  and  ``syn0[contexts] += G @ out[targets]``
+
+which is the ``np.add.at`` pattern: repeated ids add up.  Targets are the
+centre word (label 1) plus ``negative`` noise words (label 0) for negative
+sampling, or the inner nodes of the centre word's Huffman path (label
+``1 - code``) for hierarchical softmax.  In the default *shared* mode a centre
+word's negatives are drawn once and shared by all its context words (as
+Intel's pWord2Vec does), so the rows are loaded once and the work is a small
+dense matrix product; ``exact`` mode draws fresh negatives for every
+(context, centre) pair and applies each pair's update before the next, as
+word2vec.c does.
+
+Threads update the shared matrices without locks (Hogwild); each worker owns
+its random state, passed in and returned as a ``uint64`` array of one element.
+Ids are validated by the caller before they get here: these kernels run
+without bounds checks.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+# Explicit compilation options: no GIL (Python threads run kernels in
+# parallel), fastmath so that LLVM vectorizes reductions (dot products) with
+# FMA, cached on disk so only the first run pays compilation.
+KERNEL_OPTIONS = dict(nogil=True, fastmath=True, cache=True, error_model="numpy", boundscheck=False)
+
+SIGMOID_CLIP = np.float32(20.0)  # sigmoid(20) == 1 in float32; keeps exp() finite
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def splitmix64(state):
+    """Advance a splitmix64 state; return (random uint64, new state)."""
+    state = state + _GOLDEN
+    z = state
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31), state
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def uniform_index(r, n):
+    """Map the high 32 bits of ``r`` to ``[0, n)`` without division (multiply-shift)."""
+    return np.int64(((r >> _U32) * np.uint64(n)) >> _U32)
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def draw_noise(r, noise_threshold, noise_alias):
+    """One draw from the noise distribution (alias method) with one random number."""
+    i = uniform_index(r, noise_threshold.size)
+    if np.int64(r & _LOW32) < noise_threshold[i]:
+        return i
+    return np.int64(noise_alias[i])
+
+
+@njit(**KERNEL_OPTIONS)
+def sample_noise(n, noise_threshold, noise_alias, rng_state):
+    """Draw ``n`` noise words (for tests and statistics)."""
+    out = np.empty(n, np.int64)
+    s = rng_state[0]
+    for k in range(n):
+        r, s = splitmix64(s)
+        out[k] = draw_noise(r, noise_threshold, noise_alias)
+    rng_state[0] = s
+    return out
+
+
+@njit(**KERNEL_OPTIONS)
+def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G):
+    """One SGD step of ``nx`` input rows against ``nt`` output rows.
+
+    Updates ``out[targets]`` in place, adds the input-row gradients to
+    ``dX[:nx]`` (the caller scatters them) and returns the summed loss
+    ``sum(-log sigmoid(+-x.o))`` over the ``nx * nt`` pairs.
+    """
+    dim = X.shape[1]
+    loss = 0.0
+    for c in range(nx):
+        for t in range(nt):
+            row = targets[t]
+            f = np.float32(0.0)
+            for d in range(dim):
+                f += X[c, d] * out[row, d]
+            if f > SIGMOID_CLIP:
+                f = SIGMOID_CLIP
+            elif f < -SIGMOID_CLIP:
+                f = -SIGMOID_CLIP
+            e = np.exp(-f)                       # sigmoid(f) = 1 / (1 + e)
+            lab = labels[t]
+            G[c, t] = (lab - np.float32(1.0) / (np.float32(1.0) + e)) * alpha
+            # -log sigmoid(f) = log(1+e);  -log sigmoid(-f) = f + log(1+e)
+            loss += math.log1p(e) + (1.0 - lab) * f
+    for c in range(nx):
+        for t in range(nt):
+            g = G[c, t]
+            row = targets[t]
+            for d in range(dim):
+                dX[c, d] += g * out[row, d]
+    for t in range(nt):
+        row = targets[t]
+        for c in range(nx):
+            g = G[c, t]
+            for d in range(dim):
+                out[row, d] += g * X[c, d]
+    return loss
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def _negative_targets(centre, negative, noise_threshold, noise_alias, targets, labels, s):
+    # the centre word (label 1) then up to `negative` noise words; a noise word
+    # equal to the centre is skipped, as in word2vec.c and gensim
+    targets[0] = centre
+    labels[0] = np.float32(1.0)
+    nt = 1
+    for _ in range(negative):
+        r, s = splitmix64(s)
+        w = draw_noise(r, noise_threshold, noise_alias)
+        if w == centre:
+            continue
+        targets[nt] = w
+        labels[nt] = np.float32(0.0)
+        nt += 1
+    return nt, s
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
+    n = hs_lengths[centre]
+    for k in range(n):
+        targets[k] = hs_points[centre, k]
+        labels[k] = np.float32(1.0) - np.float32(hs_codes[centre, k])
+    return n
+
+
+@njit(**KERNEL_OPTIONS)
+def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
+                   hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative, hs, shared,
+                   alpha, s, X, dX, G, ctx, targets, labels, stats):
+    """Train one (already subsampled) sentence ``sent[:n]``; return the new RNG state.
+
+    ``stats`` accumulates ``[loss, examples]`` in float64.
+    """
+    dim = syn0.shape[1]
+    for i in range(n):
+        centre = sent[i]
+        r, s = splitmix64(s)
+        b = np.int64(r % np.uint64(window))    # dynamic window: shrink by b, as word2vec.c
+        lo = max(0, i - window + b)
+        hi = min(n, i + window + 1 - b)
+        nc = 0
+        for j in range(lo, hi):
+            if j != i:
+                ctx[nc] = sent[j]
+                nc += 1
+        if nc == 0:
+            continue
+        if sg:
+            if shared:
+                # gather all context rows once; share targets (and negatives)
+                for c in range(nc):
+                    w = ctx[c]
+                    for d in range(dim):
+                        X[c, d] = syn0[w, d]
+                        dX[c, d] = 0.0
+                loss = 0.0
+                if hs:
+                    nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
+                    loss += sgd_block(X, nc, syn1, targets, labels, nt, alpha, dX, G)
+                if negative > 0:
+                    nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
+                                              targets, labels, s)
+                    loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G)
+                for c in range(nc):
+                    w = ctx[c]
+                    for d in range(dim):
+                        syn0[w, d] += dX[c, d]
+                stats[0] += loss
+                stats[1] += nc
+            else:
+                # word2vec.c order: each (context, centre) pair updated in turn
+                for c in range(nc):
+                    w = ctx[c]
+                    for d in range(dim):
+                        X[0, d] = syn0[w, d]
+                        dX[0, d] = 0.0
+                    loss = 0.0
+                    if hs:
+                        nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
+                        loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G)
+                    if negative > 0:
+                        nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
+                                                  targets, labels, s)
+                        loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
+                    for d in range(dim):
+                        syn0[w, d] += dX[0, d]
+                    stats[0] += loss
+                    stats[1] += 1
+        else:
+            # CBOW: the hidden row is the sum (or mean) of the context rows
+            for d in range(dim):
+                X[0, d] = 0.0
+                dX[0, d] = 0.0
+            for c in range(nc):
+                w = ctx[c]
+                for d in range(dim):
+                    X[0, d] += syn0[w, d]
+            if cbow_mean:
+                inv = np.float32(1.0) / np.float32(nc)
+                for d in range(dim):
+                    X[0, d] *= inv
+            loss = 0.0
+            if hs:
+                nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
+                loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G)
+            if negative > 0:
+                nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
+                                          targets, labels, s)
+                loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
+            if cbow_mean:
+                # gradient of the mean: each context row gets 1/nc of it (as gensim;
+                # word2vec.c adds the full gradient to every context row)
+                inv = np.float32(1.0) / np.float32(nc)
+                for d in range(dim):
+                    dX[0, d] *= inv
+            for c in range(nc):
+                w = ctx[c]
+                for d in range(dim):
+                    syn0[w, d] += dX[0, d]
+            stats[0] += loss
+            stats[1] += 1
+    return s
+
+
+@njit(**KERNEL_OPTIONS)
+def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise_threshold,
+                 noise_alias, hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
+                 hs, shared, alpha0, min_alpha, max_sentence_length, rng_state, stats):
+    """Train on a block of the encoded corpus.
+
+    Parameters
+    ----------
+    tokens : int32[:]
+        Vocabulary ids, ``-1`` between sentences (validated by the caller).
+    pos0, total : int
+        Position of ``tokens[0]`` in the whole run (epochs x stream length)
+        and the run's length: the learning rate decays linearly from
+        ``alpha0`` to ``min_alpha`` along it.
+    syn0, syn1neg, syn1 : float32[:, :]
+        Input vectors, negative-sampling output vectors, HS inner-node vectors.
+    keep_threshold : int64[:]
+        Subsampling: keep a token if ``rand32 < keep_threshold[id]``.
+    noise_threshold, noise_alias : int64[:], int32[:]
+        Alias table of the noise distribution.
+    hs_codes, hs_points, hs_lengths : int8[:, :], int32[:, :], int32[:]
+        Huffman tree.
+    sg, cbow_mean, hs, shared : bool
+    window, negative, max_sentence_length : int
+    rng_state : uint64[1]
+        The worker's random state, advanced in place.
+    stats : float64[4]
+        Accumulates ``[loss, examples, words kept, words seen]``.
+    """
+    dim = syn0.shape[1]
+    width = 2 * window
+    kmax = max(negative + 1, hs_codes.shape[1])
+    X = np.empty((width, dim), np.float32)
+    dX = np.empty((width, dim), np.float32)
+    G = np.empty((width, kmax), np.float32)
+    ctx = np.empty(width, np.int64)
+    targets = np.empty(kmax, np.int64)
+    labels = np.empty(kmax, np.float32)
+    sent = np.empty(max_sentence_length, np.int32)
+    local = np.zeros(2, np.float64)   # [loss, examples], written to `stats` once at the end
+    s = rng_state[0]
+    n = 0
+    seen = 0
+    kept = 0
+    sent_start = 0
+    ntok = tokens.size
+    for p in range(ntok + 1):
+        w = tokens[p] if p < ntok else -1
+        if w >= 0:
+            seen += 1
+            r, s = splitmix64(s)
+            if np.int64(r >> _U32) < keep_threshold[w]:
+                sent[n] = w
+                n += 1
+        if w < 0 or n == max_sentence_length or p == ntok:
+            if n > 0:
+                frac = (pos0 + sent_start) / total
+                alpha = np.float32(alpha0 - (alpha0 - min_alpha) * min(frac, 1.0))
+                if alpha < min_alpha:
+                    alpha = np.float32(min_alpha)
+                s = train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
+                                   hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
+                                   hs, shared, alpha, s, X, dX, G, ctx, targets, labels, local)
+                kept += n
+            n = 0
+            sent_start = p + 1
+    stats[0] += local[0]
+    stats[1] += local[1]
+    stats[2] += kept
+    stats[3] += seen
+    rng_state[0] = s

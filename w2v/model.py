@@ -1,0 +1,184 @@
+"""The ``Word2Vec`` model: orchestrates corpus, vocabulary, tables and training."""
+import threading
+import time
+
+import numpy as np
+
+from .corpus import encode_corpus, scan_corpus
+from .errors import VocabularyError
+from .sampling import HuffmanTree, alias_table, keep_thresholds
+from .settings import Settings
+from .train import Progress, Tables, seed_states, train_epochs
+from .vocab import build_vocab
+
+
+class Word2Vec:
+    """Skip-gram / CBOW word2vec with negative sampling and/or hierarchical softmax.
+
+    Parameters
+    ----------
+    **settings
+        Any field of :class:`w2v.settings.Settings` (``model``, ``dim``,
+        ``window``, ``negative``, ``hs``, ``sample``, ``min_count``,
+        ``max_vocab_size``, ``epochs``, ``alpha``, ``min_alpha``, ``threads``,
+        ``seed``, ``ns_exponent``, ``exact``, ``cbow_mean``,
+        ``max_sentence_length``, ``tokenizer``, ``lowercase``,
+        ``memory_budget``).
+
+    Examples
+    --------
+    >>> m = Word2Vec(dim=50, epochs=1).train("corpus.txt")   # doctest: +SKIP
+    >>> m.wv["king"]                                           # doctest: +SKIP
+    >>> m.save_word2vec("vectors.bin")                          # doctest: +SKIP
+    """
+
+    def __init__(self, **settings):
+        self.settings = Settings(**settings)
+        self.vocab = None
+        self.syn0 = None
+        self.syn1neg = None
+        self.syn1 = None
+        self.tables = None
+        self.huffman = None
+        self.timings = {}
+        self.last_train = None
+        self._encoded = None
+        self._wv = None
+
+    # ------------------------------------------------------------------ vocabulary
+    def build_vocab(self, corpus, quiet=True, progress_stream=None):
+        """Read the corpus once: count, build the vocabulary and tables, encode the ids.
+
+        Parameters
+        ----------
+        corpus : str or list of str
+            Files, directories or ``"-"`` (stdin).
+        quiet : bool
+            No progress on stderr.
+
+        Returns
+        -------
+        Word2Vec
+            ``self``.
+        """
+        s = self.settings
+        t0 = time.perf_counter()
+        reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
+        last = [t0]
+
+        def scan_progress(chars, tokens):
+            now = time.perf_counter()
+            if not quiet and now - last[0] >= reporter.interval:
+                last[0] = now
+                rate = tokens / max(now - t0, 1e-9)
+                reporter.message(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
+
+        scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
+                              memory_budget=s.memory_budget, progress=scan_progress)
+        try:
+            vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
+        except VocabularyError:
+            scanned.stream.close()
+            raise
+        encoded = encode_corpus(scanned, remap, len(vocab))
+        if self._encoded is not None:
+            self._encoded.close()
+        self._encoded = encoded
+        self.corpus_tokens = scanned.n_tokens
+        self.vocab = vocab
+        self._make_tables()
+        self._init_weights()
+        self.timings["vocab_seconds"] = time.perf_counter() - t0
+        if not quiet:
+            reporter.message(
+                f"vocabulary: {len(vocab):,} words (min_count={s.min_count}) covering "
+                f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens; "
+                f"encoded corpus {'on disk' if encoded.on_disk else 'in memory'} "
+                f"({self.timings['vocab_seconds']:.1f}s)")
+        return self
+
+    def _make_tables(self):
+        s = self.settings
+        counts = self.vocab.counts
+        keep = keep_thresholds(counts, s.sample)
+        if s.negative > 0:
+            nthr, nalias = alias_table(counts, s.ns_exponent)
+        else:
+            nthr, nalias = np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32)
+        if s.hs:
+            self.huffman = HuffmanTree.from_counts(counts)
+            codes, points, lengths = self.huffman.codes, self.huffman.points, self.huffman.lengths
+        else:
+            self.huffman = None
+            codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
+        self.tables = Tables(keep, nthr, nalias, codes, points, lengths)
+
+    def _init_weights(self):
+        # word2vec.c / gensim: input vectors uniform in [-0.5/dim, 0.5/dim), outputs zero
+        s = self.settings
+        v = len(self.vocab)
+        rng = np.random.default_rng(s.seed)
+        self.syn0 = ((rng.random((v, s.dim), dtype=np.float32) - np.float32(0.5)) / np.float32(s.dim))
+        self.syn1neg = np.zeros((v if s.negative > 0 else 1, s.dim), np.float32)
+        self.syn1 = np.zeros((max(1, v - 1) if s.hs else 1, s.dim), np.float32)
+        self._wv = None
+
+    # ------------------------------------------------------------------ training
+    def train(self, corpus=None, quiet=True, progress_stream=None):
+        """Train for ``settings.epochs`` epochs.
+
+        Parameters
+        ----------
+        corpus : str or list of str, optional
+            If given (or if no vocabulary was built yet), :meth:`build_vocab`
+            runs on it first.
+        quiet : bool
+            No progress on stderr.
+
+        Returns
+        -------
+        Word2Vec
+            ``self``.  ``self.last_train`` holds the per-epoch loss, counts
+            and timings.
+        """
+        if corpus is not None:
+            self.build_vocab(corpus, quiet=quiet, progress_stream=progress_stream)
+        if self._encoded is None:
+            raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
+        s = self.settings
+        progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet)
+        stop = threading.Event()
+        try:
+            result = train_epochs(self._encoded, self.syn0, self.syn1neg, self.syn1, self.tables, s,
+                                  progress=progress, stop_event=stop,
+                                  rng_states=seed_states(s.seed, s.threads))
+        except KeyboardInterrupt:
+            stop.set()
+            raise
+        self.timings["train_seconds"] = result["seconds"]
+        self.last_train = result
+        self._wv = None
+        return self
+
+    # ------------------------------------------------------------------ results
+    @property
+    def wv(self):
+        """The trained input vectors as :class:`w2v.vectors.KeyedVectors` (shares memory)."""
+        if self.vocab is None:
+            raise VocabularyError("model has no vocabulary yet")
+        if self._wv is None:
+            from .vectors import KeyedVectors
+            self._wv = KeyedVectors(self.vocab.words, self.syn0, counts=self.vocab.counts,
+                                    settings=self.settings.to_dict())
+        return self._wv
+
+    def save_word2vec(self, path, binary=True):
+        """Write the vectors in word2vec.c's binary (default) or text format, atomically."""
+        from .formats import save_word2vec_format
+        save_word2vec_format(self.wv, path, binary=binary)
+
+    def close(self):
+        """Release the encoded corpus (and its temporary file, if any)."""
+        if self._encoded is not None:
+            self._encoded.close()
+            self._encoded = None

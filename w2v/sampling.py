@@ -1,0 +1,205 @@
+"""Sampling tables: subsampling thresholds, the noise distribution, the Huffman tree.
+
+All tables are small plain arrays that the kernels read; nothing here runs per token.
+"""
+import numpy as np
+from numba import njit
+
+from .errors import ParameterError
+
+KEEP_ALWAYS = np.int64(1) << np.int64(32)
+
+
+def keep_probabilities(counts, sample):
+    """word2vec.c's probability of keeping each occurrence of a word.
+
+    ``p = (sqrt(f / (t N)) + 1) * (t N) / f`` clipped to 1, where ``f`` is
+    the word's count, ``N`` the total count of the vocabulary and ``t`` the
+    ``sample`` threshold (gensim uses the same formula).  ``sample=0``
+    disables subsampling.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int64
+    sample : float
+
+    Returns
+    -------
+    numpy.ndarray of float64
+    """
+    if sample < 0:
+        raise ParameterError("sample must be >= 0")
+    counts = np.asarray(counts, dtype=np.float64)
+    if sample == 0:
+        return np.ones_like(counts)
+    tn = sample * counts.sum()
+    with np.errstate(divide="ignore"):
+        p = (np.sqrt(counts / tn) + 1.0) * tn / counts
+    return np.minimum(p, 1.0)
+
+
+def keep_thresholds(counts, sample):
+    """Integer thresholds for the kernels: keep a token when ``rand32 < threshold``.
+
+    Returns int64 values in ``[0, 2**32]``; ``2**32`` means "always keep".
+    """
+    p = keep_probabilities(counts, sample)
+    return np.minimum(np.round(p * 2.0 ** 32), 2.0 ** 32).astype(np.int64)
+
+
+def noise_distribution(counts, power=0.75):
+    """Unigram distribution raised to ``power`` and normalized (word2vec's noise)."""
+    w = np.asarray(counts, dtype=np.float64) ** power
+    return w / w.sum()
+
+
+@njit(cache=True, nogil=True)
+def _build_alias(prob):
+    # Vose's alias method: split each scaled probability between itself and one donor.
+    n = prob.size
+    scaled = prob * n
+    alias = np.arange(n).astype(np.int32)
+    accept = np.ones(n, np.float64)
+    small = np.empty(n, np.int64)
+    large = np.empty(n, np.int64)
+    ns = 0
+    nl = 0
+    for i in range(n):
+        if scaled[i] < 1.0:
+            small[ns] = i
+            ns += 1
+        else:
+            large[nl] = i
+            nl += 1
+    while ns > 0 and nl > 0:
+        ns -= 1
+        s = small[ns]
+        nl -= 1
+        g = large[nl]
+        accept[s] = scaled[s]
+        alias[s] = g
+        scaled[g] = (scaled[g] + scaled[s]) - 1.0
+        if scaled[g] < 1.0:
+            small[ns] = g
+            ns += 1
+        else:
+            large[nl] = g
+            nl += 1
+    # leftovers are 1 up to rounding
+    for k in range(ns):
+        accept[small[k]] = 1.0
+    for k in range(nl):
+        accept[large[k]] = 1.0
+    return accept, alias
+
+
+def alias_table(counts, power=0.75):
+    """Alias table of the noise distribution, for O(1) draws with one 64-bit random number.
+
+    word2vec.c samples from a 100M-entry table and gensim bisects a cumulative
+    table; an alias table draws from exactly the same distribution with two
+    small arrays (V entries each) that stay in cache.
+
+    Returns
+    -------
+    threshold : numpy.ndarray of int64
+        Accept the drawn column ``i`` when the low 32 random bits are below
+        ``threshold[i]`` (``2**32`` = always).
+    alias : numpy.ndarray of int32
+        The other word of column ``i``.
+    """
+    if power < 0:
+        raise ParameterError("ns_exponent must be >= 0")
+    prob = noise_distribution(counts, power)
+    accept, alias = _build_alias(prob)
+    thr = np.minimum(np.round(accept * 2.0 ** 32), 2.0 ** 32).astype(np.int64)
+    if alias.size and (alias.min() < 0 or alias.max() >= alias.size):
+        raise AssertionError("alias table out of range")
+    return thr, alias
+
+
+@njit(cache=True, nogil=True)
+def _huffman(counts):
+    # word2vec.c's linear-time construction: counts sorted descending, leaves at
+    # 0..V-1, inner nodes at V..2V-2 created in increasing weight order.
+    v = counts.size
+    count = np.empty(2 * v, np.int64)
+    count[:v] = counts
+    count[v:] = np.iinfo(np.int64).max // 4
+    parent = np.zeros(2 * v, np.int64)
+    binary = np.zeros(2 * v, np.int8)
+    pos1 = v - 1
+    pos2 = v
+    for a in range(v - 1):
+        # two smallest nodes: leaves from the end (pos1), inner nodes from pos2
+        if pos1 >= 0 and count[pos1] < count[pos2]:
+            min1 = pos1
+            pos1 -= 1
+        else:
+            min1 = pos2
+            pos2 += 1
+        if pos1 >= 0 and count[pos1] < count[pos2]:
+            min2 = pos1
+            pos1 -= 1
+        else:
+            min2 = pos2
+            pos2 += 1
+        count[v + a] = count[min1] + count[min2]
+        parent[min1] = v + a
+        parent[min2] = v + a
+        binary[min2] = 1
+    lengths = np.zeros(v, np.int32)
+    for w in range(v):
+        b = w
+        n = 0
+        while b != 2 * v - 2:
+            n += 1
+            b = parent[b]
+        lengths[w] = n
+    maxlen = max(1, lengths.max()) if v > 0 else 1
+    codes = np.zeros((v, maxlen), np.int8)
+    points = np.zeros((v, maxlen), np.int32)
+    for w in range(v):
+        n = lengths[w]
+        b = w
+        i = n - 1
+        # walk leaf -> root, fill codes/points root -> leaf
+        while b != 2 * v - 2:
+            codes[w, i] = binary[b]
+            points[w, i] = parent[b] - v   # inner node index in 0..V-2 (a row of syn1)
+            b = parent[b]
+            i -= 1
+    return codes, points, lengths
+
+
+class HuffmanTree:
+    """Huffman coding of the vocabulary for hierarchical softmax.
+
+    Attributes
+    ----------
+    codes : numpy.ndarray of int8, shape (V, L)
+        Branch taken at each inner node from the root (0/1), padded.
+    points : numpy.ndarray of int32, shape (V, L)
+        Inner-node indices (rows of the ``syn1`` matrix, ``0 .. V-2``) on the
+        path from the root, padded.
+    lengths : numpy.ndarray of int32, shape (V,)
+        Code length of each word.
+    """
+
+    def __init__(self, codes, points, lengths):
+        self.codes = codes
+        self.points = points
+        self.lengths = lengths
+
+    @classmethod
+    def from_counts(cls, counts):
+        """Build the tree from counts sorted in descending order (a Vocab's order)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if counts.size < 2:
+            # one word: a single inner node, code 0 (word2vec.c would loop forever)
+            return cls(np.zeros((counts.size, 1), np.int8), np.zeros((counts.size, 1), np.int32),
+                       np.ones(counts.size, np.int32))
+        if np.any(np.diff(counts) > 0):
+            raise ParameterError("Huffman tree needs counts sorted in descending order")
+        codes, points, lengths = _huffman(counts)
+        return cls(codes, points, lengths)

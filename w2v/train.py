@@ -1,0 +1,252 @@
+"""The training loop: epochs, jobs, Hogwild threads, learning-rate schedule, progress.
+
+The loop only orchestrates: it cuts the encoded corpus into jobs of whole
+sentences and hands each job to :func:`w2v.kernels.cpu.train_tokens`, which
+runs without the GIL.  With ``threads=1`` jobs run in order in the calling
+thread, so a seeded run is bit-for-bit reproducible.
+"""
+import queue
+import sys
+import threading
+import time
+
+import numpy as np
+
+from .corpus import SENTINEL
+from .kernels.cpu import train_tokens
+
+BLOCK_TOKENS = 1 << 22  # ids read at a time from an on-disk encoded corpus
+
+
+class Tables:
+    """The read-only arrays every kernel call needs (sampling tables, Huffman tree)."""
+
+    def __init__(self, keep_threshold, noise_threshold, noise_alias, hs_codes, hs_points, hs_lengths):
+        self.keep_threshold = keep_threshold
+        self.noise_threshold = noise_threshold
+        self.noise_alias = noise_alias
+        self.hs_codes = hs_codes
+        self.hs_points = hs_points
+        self.hs_lengths = hs_lengths
+
+
+class Progress:
+    """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss."""
+
+    def __init__(self, total_words, settings, stream=None, quiet=False, interval=None):
+        self.total = max(1, total_words)
+        self.settings = settings
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+
+    def alpha_at(self, frac):
+        s = self.settings
+        return max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, frac))
+
+    def maybe_report(self, done, loss, examples, epoch, force=False):
+        now = time.perf_counter()
+        if self.quiet or (not force and now - self.last < self.interval):
+            return
+        self.last = now
+        elapsed = max(now - self.t0, 1e-9)
+        frac = done / self.total
+        rate = done / elapsed
+        eta = (self.total - done) / rate if rate > 0 else float("inf")
+        mean_loss = loss / examples if examples else float("nan")
+        line = (f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
+                f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
+                f"loss {mean_loss:.4f}  ETA {_fmt_seconds(eta)}")
+        if self.tty:
+            self.stream.write("\r" + line + "\033[K")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def message(self, text):
+        if not self.quiet:
+            if self.tty:
+                self.stream.write("\r\033[K")
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+
+def _fmt_seconds(s):
+    if s == float("inf") or s != s:
+        return "?"
+    s = int(round(s))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def iter_jobs(encoded, epochs, job_tokens, max_sentence_length):
+    """Yield ``(epoch, position, ids)`` jobs covering the corpus ``epochs`` times.
+
+    Jobs end after a sentence boundary when one lies within the last
+    ``max_sentence_length`` ids of the job, so sentences are rarely cut.
+    """
+    for epoch in range(epochs):
+        for start, ids in encoded.blocks(BLOCK_TOKENS):
+            i = 0
+            n = ids.size
+            while i < n:
+                e = min(i + job_tokens, n)
+                if e < n:
+                    lo = max(i, e - max_sentence_length)
+                    where = np.flatnonzero(ids[lo:e] == SENTINEL)
+                    if where.size:
+                        e = lo + int(where[-1]) + 1
+                yield epoch, start + i, ids[i:e]
+                i = e
+
+
+def choose_job_tokens(stream_length, threads):
+    """Job size: big enough that Python overhead vanishes, small enough to balance threads."""
+    per = stream_length // max(1, 16 * threads)
+    return int(min(1 << 18, max(1 << 13, per)))
+
+
+def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, stop_event=None,
+                 rng_states=None, job_tokens=None):
+    """Train ``settings.epochs`` epochs over an encoded corpus, updating the weights in place.
+
+    Parameters
+    ----------
+    encoded : w2v.corpus.EncodedCorpus
+    syn0, syn1neg, syn1 : numpy.ndarray of float32
+        Weights, updated in place (Hogwild across threads).
+    tables : Tables
+    settings : w2v.settings.Settings
+    progress : Progress, optional
+    stop_event : threading.Event, optional
+        Set it to stop after the jobs in flight (used on Ctrl-C).
+    rng_states : numpy.ndarray of uint64, shape (threads, 1), optional
+        Per-worker random states (default: derived from ``settings.seed``).
+    job_tokens : int, optional
+
+    Returns
+    -------
+    dict
+        ``epoch_loss`` (mean loss per trained example, per epoch),
+        ``examples``, ``words`` (tokens seen) and ``kept`` (after subsampling),
+        ``seconds``.
+    """
+    s = settings
+    threads = s.threads
+    epochs = s.epochs
+    length = encoded.length
+    total = max(1, epochs * length)
+    if rng_states is None:
+        rng_states = seed_states(s.seed, threads)
+    if job_tokens is None:
+        job_tokens = choose_job_tokens(length, threads)
+    # per worker, per epoch: [loss, examples, kept, seen]; rows padded to 64 bytes
+    stats = np.zeros((threads, epochs, 8), np.float64)
+    done = [0]
+    lock = threading.Lock()
+    stop_event = stop_event or threading.Event()
+
+    args = (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_threshold, tables.noise_alias,
+            tables.hs_codes, tables.hs_points, tables.hs_lengths, s.sg, s.cbow_mean, s.window,
+            s.negative, s.hs, not s.exact, s.alpha, s.min_alpha, s.max_sentence_length)
+
+    def run_job(wid, job):
+        epoch, pos, ids = job
+        train_tokens(ids, epoch * length + pos, total, *args, rng_states[wid], stats[wid, epoch])
+        with lock:
+            done[0] += ids.size
+
+    def report(epoch, force=False):
+        if progress is not None:
+            st = stats[:, epoch, :].sum(axis=0)
+            progress.maybe_report(done[0], st[0], st[1], epoch, force)
+
+    t0 = time.perf_counter()
+    current_epoch = [0]
+
+    if threads == 1:
+        for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length):
+            if stop_event.is_set():
+                raise KeyboardInterrupt
+            run_job(0, job)
+            report(job[0])
+    else:
+        jobs = queue.Queue(maxsize=2 * threads)
+        errors = []
+
+        def worker(wid):
+            try:
+                while True:
+                    job = jobs.get()
+                    if job is None:
+                        return
+                    if not stop_event.is_set():
+                        run_job(wid, job)
+            except BaseException as exc:  # pragma: no cover - surfaced below
+                errors.append(exc)
+                stop_event.set()
+
+        pool = [threading.Thread(target=worker, args=(w,), daemon=True, name=f"w2v-worker-{w}")
+                for w in range(threads)]
+        for t in pool:
+            t.start()
+        try:
+            for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length):
+                current_epoch[0] = job[0]
+                while True:
+                    if stop_event.is_set():
+                        raise KeyboardInterrupt
+                    try:
+                        jobs.put(job, timeout=0.2)
+                        break
+                    except queue.Full:
+                        report(current_epoch[0])
+                report(current_epoch[0])
+        except BaseException:
+            stop_event.set()
+            raise
+        finally:
+            for _ in pool:
+                while True:
+                    try:
+                        jobs.put(None, timeout=0.2)
+                        break
+                    except queue.Full:
+                        if stop_event.is_set():
+                            _drain(jobs)
+            for t in pool:
+                while t.is_alive():
+                    t.join(0.2)
+                    report(current_epoch[0])
+        if errors:
+            raise errors[0]
+    seconds = time.perf_counter() - t0
+    per_epoch = stats.sum(axis=0)
+    epoch_loss = [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch]
+    if progress is not None:
+        report(epochs - 1, force=True)
+        for i, l in enumerate(epoch_loss):
+            progress.message(f"epoch {i + 1}: mean loss {l:.4f} over {int(per_epoch[i, 1]):,} examples")
+    return {
+        "epoch_loss": epoch_loss,
+        "examples": int(per_epoch[:, 1].sum()),
+        "kept": int(per_epoch[:, 2].sum()),
+        "words": int(per_epoch[:, 3].sum()),
+        "seconds": seconds,
+    }
+
+
+def _drain(q):
+    try:
+        while True:
+            q.get_nowait()
+    except queue.Empty:
+        pass
+
+
+def seed_states(seed, threads):
+    """Independent per-worker splitmix64 states derived from one seed."""
+    ss = np.random.SeedSequence(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    return ss.generate_state(threads, dtype=np.uint64).reshape(threads, 1)

@@ -1,0 +1,83 @@
+"""Vocabulary: words, counts and their deterministic order."""
+import numpy as np
+
+from .errors import ParameterError, VocabularyError
+
+
+class Vocab:
+    """Words in index order with their corpus counts.
+
+    Order is deterministic: count descending, ties broken by first occurrence
+    in the corpus (as gensim's ``sort_by_descending_frequency`` with a stable
+    sort; word2vec.c additionally puts ``</s>`` first, w2v does not).
+
+    Parameters
+    ----------
+    words : list of str
+    counts : array_like of int
+    """
+
+    def __init__(self, words, counts):
+        self.words = list(words)
+        self.counts = np.asarray(counts, dtype=np.int64)
+        if len(self.words) != self.counts.size:
+            raise VocabularyError("words and counts differ in length")
+        self.index = {w: i for i, w in enumerate(self.words)}
+        if len(self.index) != len(self.words):
+            raise VocabularyError("duplicate words in vocabulary")
+
+    def __len__(self):
+        return len(self.words)
+
+    def __contains__(self, word):
+        return word in self.index
+
+    @property
+    def total(self):
+        """Number of corpus tokens covered by the vocabulary."""
+        return int(self.counts.sum())
+
+
+def build_vocab(words, counts, min_count=5, max_vocab_size=None):
+    """Select and order the vocabulary from raw counts.
+
+    Parameters
+    ----------
+    words : list of str
+        Distinct words in order of first occurrence.
+    counts : numpy.ndarray of int64
+        Their counts.
+    min_count : int
+        Words occurring fewer times are dropped.
+    max_vocab_size : int, optional
+        Keep only the most frequent words (ties by first occurrence).
+
+    Returns
+    -------
+    vocab : Vocab
+    remap : numpy.ndarray of int32
+        For each input word, its id in ``vocab`` or ``-2`` if dropped.
+
+    Raises
+    ------
+    VocabularyError
+        No word survives ``min_count``.
+    """
+    if min_count < 1:
+        raise ParameterError("min_count must be >= 1")
+    if max_vocab_size is not None and max_vocab_size < 1:
+        raise ParameterError("max_vocab_size must be >= 1")
+    counts = np.asarray(counts, dtype=np.int64)
+    kept = np.flatnonzero(counts >= min_count)
+    if kept.size == 0:
+        raise VocabularyError(
+            f"vocabulary is empty after min_count={min_count} "
+            f"(the most frequent word occurs {int(counts.max()) if counts.size else 0} times)")
+    # stable sort on descending count keeps first-occurrence order among ties
+    order = kept[np.argsort(-counts[kept], kind="stable")]
+    if max_vocab_size is not None:
+        order = order[:max_vocab_size]
+    remap = np.full(counts.size, -2, np.int32)
+    remap[order] = np.arange(order.size, dtype=np.int32)
+    vocab = Vocab([words[i] for i in order], counts[order])
+    return vocab, remap
