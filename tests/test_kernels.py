@@ -30,7 +30,7 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
     kmax = max(negative + 1, tree.codes.shape[1])
     X = np.empty((width, DIM), np.float32)
     dX = np.empty((width, DIM), np.float32)
-    G = np.empty((width, kmax), np.float32)
+    G = np.empty(2 * width * kmax, np.float32)
     ctx = np.empty(width, np.int64)
     targets = np.empty(kmax, np.int64)
     labels = np.empty(kmax, np.float32)
@@ -92,7 +92,7 @@ def test_sgd_block_gradient_matches_finite_differences():
 
     out_k = out.copy()
     dX = np.zeros_like(X)
-    G = np.empty((3, 4), np.float32)
+    G = np.empty(2 * 3 * 4, np.float32)
     loss = sgd_block(X, 3, out_k, targets, labels, 4, alpha, dX, G)
     X64, out64 = X.astype(np.float64), out.astype(np.float64)
     assert loss == pytest.approx(loss_fn(X64, out64), rel=1e-5)

@@ -27,6 +27,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .fastmath import exp32, log32
+
 # Explicit compilation options: no GIL (Python threads run kernels in
 # parallel), fastmath so that LLVM vectorizes reductions (dot products) with
 # FMA, cached on disk so only the first run pays compilation.
@@ -86,38 +88,44 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G):
 
     Updates ``out[targets]`` in place, adds the input-row gradients to
     ``dX[:nx]`` (the caller scatters them) and returns the summed loss
-    ``sum(-log sigmoid(+-x.o))`` over the ``nx * nt`` pairs.
+    ``sum(-log sigmoid(+-x.o))`` over the ``nx * nt`` pairs.  ``G`` is a
+    scratch buffer of at least ``2 * nx * nt`` float32.
     """
     dim = X.shape[1]
-    loss = 0.0
+    m = nx * nt
+    # 1. scores F[c, t] = X[c] . out[targets[t]]  (stored flat in G[:m])
     for c in range(nx):
         for t in range(nt):
             row = targets[t]
             f = np.float32(0.0)
             for d in range(dim):
                 f += X[c, d] * out[row, d]
-            if f > SIGMOID_CLIP:
-                f = SIGMOID_CLIP
-            elif f < -SIGMOID_CLIP:
-                f = -SIGMOID_CLIP
-            e = np.exp(-f)                       # sigmoid(f) = 1 / (1 + e)
-            lab = labels[t]
-            G[c, t] = (lab - np.float32(1.0) / (np.float32(1.0) + e)) * alpha
-            # -log sigmoid(f) = log(1+e);  -log sigmoid(-f) = f + log(1+e)
-            loss += math.log1p(e) + (1.0 - lab) * f
+            G[c * nt + t] = f
+            G[m + c * nt + t] = labels[t]
+    # 2. gradients and loss over the flat block: a branch-free loop LLVM vectorizes
+    loss = np.float32(0.0)
+    for k in range(m):
+        f = min(max(G[k], -SIGMOID_CLIP), SIGMOID_CLIP)
+        lab = G[m + k]
+        e = exp32(-f)                                   # sigmoid(f) = 1 / (1 + e)
+        one_e = np.float32(1.0) + e
+        G[k] = (lab - np.float32(1.0) / one_e) * alpha
+        # -log sigmoid(f) = log(1 + e);  -log sigmoid(-f) = f + log(1 + e)
+        loss += log32(one_e) + (np.float32(1.0) - lab) * f
+    # 3. scatter: dX += G @ out[targets];  out[targets] += G.T @ X
     for c in range(nx):
         for t in range(nt):
-            g = G[c, t]
+            g = G[c * nt + t]
             row = targets[t]
             for d in range(dim):
                 dX[c, d] += g * out[row, d]
     for t in range(nt):
         row = targets[t]
         for c in range(nx):
-            g = G[c, t]
+            g = G[c * nt + t]
             for d in range(dim):
                 out[row, d] += g * X[c, d]
-    return loss
+    return np.float64(loss)
 
 
 @njit(inline="always", **KERNEL_OPTIONS)
@@ -280,7 +288,7 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
     kmax = max(negative + 1, hs_codes.shape[1])
     X = np.empty((width, dim), np.float32)
     dX = np.empty((width, dim), np.float32)
-    G = np.empty((width, kmax), np.float32)
+    G = np.empty(2 * width * kmax, np.float32)
     ctx = np.empty(width, np.int64)
     targets = np.empty(kmax, np.int64)
     labels = np.empty(kmax, np.float32)
