@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 import zlib
 from numbers import Integral
 from pathlib import Path
@@ -66,6 +67,7 @@ _WRITE_ROWS = 8192        # rows formatted per write call
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
 _WHITESPACE = re.compile(r"\s")
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
+_TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
 _DECODE_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 
 
@@ -165,21 +167,39 @@ def _parse_header(reader, path):
     return count, dim
 
 
+def _printable(data):
+    """Whether ``data`` reads as UTF-8 text (a cut multi-byte character at the end is allowed)."""
+    for trim in range(4):
+        try:
+            text = data[:len(data) - trim].decode("utf-8")
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        return False
+    return all(ch.isprintable() or ch in "\t\r\n" for ch in text)
+
+
 def _looks_text(reader, dim):
     """Decide text vs binary from the first record after the header."""
-    # enough data for one binary record or one text line
     want = min(4 * dim + _MAX_WORD + 2, 1 << 22)
     while len(reader.buf) - reader.pos < want and reader.more():
         pass
-    data = reader.buf[reader.pos:reader.pos + want]
-    data = data.lstrip(b"\n")
+    data = reader.buf[reader.pos:reader.pos + want].lstrip(b"\n")
     nl = data.find(b"\n")
     line = data if nl == -1 else data[:nl]
     sp = line.find(b" ")
     if sp <= 0:
-        return nl != -1 and len(line) < 4 * dim  # a word-only text line: let the text parser report it
+        # a binary record always has a space after its word, before any newline
+        return nl != -1 and _printable(line)
     values = line[sp + 1:].rstrip(b"\r ")
-    return bool(values) and _TEXT_VALUES.match(values) is not None
+    region = data[sp + 1:sp + 1 + 4 * dim]
+    if values and _TEXT_VALUES.match(values) is not None:
+        if len(values.split()) == dim:
+            return True
+        return _printable(region)  # a text line with the wrong number of values
+    # not plain numbers: text only if the vector's worth of bytes is text (e.g. "1,5" decimals)
+    return len(region) == 4 * dim and _printable(region)
 
 
 def _add_word(word, key_to_index, words, path, where):
@@ -318,9 +338,31 @@ def _first_nonfinite_row(vectors):
     return None
 
 
+def _parse_numbers(rests, dim):
+    """float32 array (len(rests), dim) from space-separated number strings; None if any is bad."""
+    joined = " ".join(rests)
+    if _TEXT_VALUES_STR.fullmatch(joined) is not None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with np.errstate(over="ignore", invalid="ignore"):
+                    arr = np.fromstring(joined, dtype=np.float32, sep=" ")
+            if arr.size == len(rests) * dim:
+                return arr.reshape(len(rests), dim)
+        except (ValueError, Warning):
+            pass
+    values = [v for r in rests for v in r.split(" ")]
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            arr = np.array(values, dtype=np.float32)
+    except ValueError:
+        return None
+    return arr.reshape(len(rests), dim) if arr.size == len(rests) * dim else None
+
+
 def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, key_to_index):
     """Parse text lines into words and a float32 block (None if no new word)."""
-    flat = []
+    rests, line_of_row = [], []
     for k, raw in enumerate(lines):
         line_no = first_line_no + k
         try:
@@ -330,42 +372,34 @@ def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, ke
                 f"{path}: line {line_no}: not valid UTF-8 ({exc.reason} at byte {exc.start}); "
                 "pass unicode_errors='replace' to load it anyway"
             ) from None
-        parts = text.rstrip().split(" ")
-        if len(parts) != dim + 1 or not parts[0]:
+        text = text.rstrip()
+        word, _, rest = text.partition(" ")
+        if not word or not rest or rest.count(" ") != dim - 1:
+            parts = text.split(" ")
             found = len(parts) - 1 if parts[0] else 0
+            hint = " (fields must be separated by single spaces)" if "\t" in text else ""
             raise FormatError(
-                f"{path}: line {line_no}: expected a word and {dim} values, found {found} values"
+                f"{path}: line {line_no}: expected a word and {dim} values, found {found} values{hint}"
             )
-        if _add_word(parts[0], key_to_index, words, path, f"line {line_no}"):
-            flat.append(parts)
-        else:
-            flat.append(None)
-    keep = [p for p in flat if p is not None]
-    if not keep:
+        if _add_word(word, key_to_index, words, path, f"line {line_no}"):
+            rests.append(rest)
+            line_of_row.append(line_no)
+    if not rests:
         return None
-    values = [v for p in keep for v in p[1:]]
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            block = np.array(values, dtype=np.float32).reshape(len(keep), dim)
-    except ValueError:
-        for k, p in enumerate(flat):
-            if p is None:
-                continue
-            for v in p[1:]:
+    block = _parse_numbers(rests, dim)
+    if block is None:
+        for rest, line_no in zip(rests, line_of_row):
+            for v in rest.split(" "):
                 try:
                     float(v)
                 except ValueError:
-                    raise FormatError(
-                        f"{path}: line {first_line_no + k}: cannot parse {v[:40]!r} as a number"
-                    ) from None
+                    raise FormatError(f"{path}: line {line_no}: cannot parse {v[:40]!r} as a number") from None
         raise FormatError(f"{path}: lines {first_line_no}-{first_line_no + len(lines) - 1}: unparsable numbers")
-    finite = np.isfinite(block).all(axis=1)
-    if not finite.all():
-        row = int(np.argmin(finite))
-        k = [i for i, p in enumerate(flat) if p is not None][row]
+    bad = _first_nonfinite_row(block)
+    if bad is not None:
         raise FormatError(
-            f"{path}: line {first_line_no + k}: vector of {keep[row][0]!r} contains NaN or infinity "
-            "(or a value too large for float32)"
+            f"{path}: line {line_of_row[bad]}: vector of {words[len(words) - len(rests) + bad]!r} contains "
+            "NaN or infinity (or a value too large for float32)"
         )
     return block
 

@@ -37,7 +37,7 @@ except Exception:  # pragma: no cover - scipy is optional
     _dnrm2 = None
 
 # Largest similarity block (queries x vocabulary) computed at once, in elements.
-_BLOCK_ELEMENTS = 1 << 24
+_BLOCK_ELEMENTS = 1 << 23
 
 
 def _unitvec(vec):
@@ -257,24 +257,28 @@ class KeyedVectors:
             in place).
         """
         if self._norms is None or force:
-            norms = np.linalg.norm(self._vectors, axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                normed = self._vectors / norms[:, None]
-            bad = norms == 0
-            if bad.any():  # zero vectors stay zero instead of NaN
-                normed[bad] = 0.0
-            self._norms = norms
-            self._normed = np.ascontiguousarray(normed, dtype=np.float32)
+            self._norms = np.linalg.norm(self._vectors, axis=1)
+            self._normed = None
 
     def get_normed_vectors(self):
-        """All vectors scaled to unit length (cached; do not modify).
+        """All vectors scaled to unit length (computed once and cached; do not modify).
+
+        Zero vectors stay zero.
 
         Returns
         -------
         numpy.ndarray
-            Array of shape ``(len(self), dim)``.
+            float32 array of shape ``(len(self), dim)``.
         """
         self.fill_norms()
+        if self._normed is None:
+            norms = self._norms
+            with np.errstate(divide="ignore", invalid="ignore"):
+                normed = self._vectors / norms[:, None]
+            bad = norms == 0
+            if bad.any():
+                normed[bad] = 0.0
+            self._normed = np.ascontiguousarray(normed, dtype=np.float32)
         return self._normed
 
     def __len__(self):
@@ -340,7 +344,11 @@ class KeyedVectors:
         """
         index = self.get_index(key)
         if norm:
-            result = self.get_normed_vectors()[index]
+            if self._normed is not None:
+                result = self._normed[index]
+            else:
+                norm_value = self.norms[index]
+                result = self._vectors[index] / norm_value if norm_value != 0 else self._vectors[index] * 0
         else:
             result = self._vectors[index]
         result = result.view()
@@ -644,7 +652,7 @@ class KeyedVectors:
                 queries[j] = w
             else:
                 i = self.get_index(w)
-                queries[j] = self._normed[i]
+                queries[j] = self.get_vector(i, norm=True)
                 exclude[j] = i
         queries = _unitrows(queries)
         vecs, norms = self._vectors[:clip_end], self._norms[:clip_end]

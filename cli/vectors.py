@@ -1,0 +1,217 @@
+"""Commands that use trained vectors: ``similar``, ``analogy``, ``eval``, ``convert``, ``info``.
+
+MODEL is a word2vec binary or text file (optionally ``.gz``/``.bz2``/``.xz``),
+a fastText ``.vec`` file or a native model directory; the format is detected.
+"""
+import json
+import os
+
+import click
+
+from .common import one_line_errors
+
+_CTX = {"help_option_names": ["-h", "--help"]}
+
+
+def _load(path, limit=None):
+    if not os.path.exists(path):
+        raise click.ClickException(f"{path}: no such file or directory")
+    from w2v.formats import load
+
+    return load(path, limit=limit)
+
+
+def _print_neighbours(results):
+    if not results:
+        click.echo("(no results)")
+        return
+    width = max(len(w) for w, _ in results)
+    for word, score in results:
+        click.echo(f"{word:<{width}}  {score:.4f}")
+
+
+def _topn(ctx, param, value):
+    if value is not None and value < 1:
+        raise click.BadParameter("must be at least 1")
+    return value
+
+
+@click.command(context_settings=_CTX)
+@click.argument("model", type=click.Path())
+@click.argument("words", nargs=-1, required=True)
+@click.option("--topn", "-n", type=int, default=10, show_default=True, callback=_topn,
+              help="Number of neighbours to print.")
+@click.option("--negative", multiple=True, metavar="WORD",
+              help="A word that counts negatively (repeat the option for several).")
+@click.option("--restrict-vocab", type=int, default=None,
+              help="Search only the N most frequent words.")
+@one_line_errors
+def similar(model, words, topn, negative, restrict_vocab):
+    """Print the nearest neighbours (cosine) of WORD(s) in MODEL.
+
+    Several WORDs are combined: the query is the mean of their unit vectors
+    (minus those of the --negative words), and the query words are left out
+    of the answer, as in gensim's most_similar.
+    """
+    kv = _load(model)
+    results = kv.most_similar(positive=list(words), negative=list(negative), topn=topn,
+                              restrict_vocab=restrict_vocab)
+    _print_neighbours(results)
+
+
+@click.command(context_settings=_CTX)
+@click.argument("model", type=click.Path())
+@click.argument("a")
+@click.argument("b")
+@click.argument("c")
+@click.option("--topn", "-n", type=int, default=5, show_default=True, callback=_topn,
+              help="Number of answers to print.")
+@click.option("--method", type=click.Choice(["3cosadd", "3cosmul"]), default="3cosadd", show_default=True,
+              help="Vector offset (most_similar) or multiplicative objective (most_similar_cosmul).")
+@click.option("--restrict-vocab", type=int, default=None,
+              help="Search only the N most frequent words.")
+@one_line_errors
+def analogy(model, a, b, c, topn, method, restrict_vocab):
+    """Solve "A is to B as C is to ?" with the vectors of MODEL.
+
+    The answer is the word closest to B - A + C (positive B and C, negative A).
+    """
+    kv = _load(model)
+    if method == "3cosadd":
+        results = kv.most_similar(positive=[b, c], negative=[a], topn=topn, restrict_vocab=restrict_vocab)
+    else:
+        results = kv.most_similar_cosmul(positive=[b, c], negative=[a], topn=topn,
+                                         restrict_vocab=restrict_vocab)
+    _print_neighbours(results)
+
+
+@click.command("eval", context_settings=_CTX)
+@click.argument("model", type=click.Path())
+@click.option("--analogies", multiple=True, type=click.Path(), metavar="FILE",
+              help="Analogy questions (questions-words.txt format); repeatable.")
+@click.option("--pairs", multiple=True, type=click.Path(), metavar="FILE",
+              help="Word pairs with similarity scores (WordSim-353, SimLex-999, ...); repeatable.")
+@click.option("--restrict-vocab", type=int, default=300000, show_default=True,
+              help="Use only the N most frequent words (others count as out of vocabulary).")
+@click.option("--case-sensitive", is_flag=True, help="Do not upper-case words before matching.")
+@click.option("--method", type=click.Choice(["3cosadd", "3cosmul"]), default="3cosadd", show_default=True,
+              help="How analogies are answered.")
+@click.option("--sections", is_flag=True, help="Also print the accuracy of every analogy section.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@one_line_errors
+def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, sections, as_json):
+    """Evaluate MODEL on analogy and word-similarity test sets.
+
+    Without --analogies/--pairs, uses the bundled sets (Google analogies,
+    WordSim-353, SimLex-999).  Results match gensim's evaluate_word_analogies
+    and evaluate_word_pairs.
+    """
+    from w2v.evaluate import default_eval_paths
+
+    if restrict_vocab is not None and restrict_vocab < 1:
+        raise click.ClickException("--restrict-vocab must be at least 1")
+    if not analogies and not pairs:
+        found = default_eval_paths()
+        analogies = [str(p) for p in found["analogies"]]
+        pairs = [str(p) for p in found["pairs"]]
+        if not analogies and not pairs:
+            raise click.ClickException("no bundled evaluation sets found; pass --analogies or --pairs")
+    for path in list(analogies) + list(pairs):
+        if not os.path.exists(path):
+            raise click.ClickException(f"{path}: no such file or directory")
+    kv = _load(model)
+    report = {"model": model, "restrict_vocab": restrict_vocab, "analogies": [], "pairs": []}
+    for path in analogies:
+        score, secs = kv.evaluate_word_analogies(path, restrict_vocab=restrict_vocab,
+                                                 case_insensitive=not case_sensitive, method=method)
+        total = secs[-1]
+        n_ok, n_bad, n_oov = len(total["correct"]), len(total["incorrect"]), len(total["oov"])
+        report["analogies"].append({
+            "file": path, "accuracy": score, "correct": n_ok, "answered": n_ok + n_bad, "oov": n_oov,
+            "sections": [
+                {"section": s["section"], "correct": len(s["correct"]),
+                 "answered": len(s["correct"]) + len(s["incorrect"]), "oov": len(s["oov"])}
+                for s in secs[:-1]
+            ],
+        })
+    for path in pairs:
+        (r, rp), (rho, sp), oov = kv.evaluate_word_pairs(path, restrict_vocab=restrict_vocab,
+                                                         case_insensitive=not case_sensitive)
+        report["pairs"].append({"file": path, "pearson": r, "pearson_p": rp, "spearman": rho,
+                                "spearman_p": sp, "oov_percent": oov})
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=lambda x: None))
+        return
+    click.echo(f"{kv!r}, restrict_vocab={restrict_vocab}")
+    if report["analogies"]:
+        click.echo("")
+        click.echo(f"{'analogies':<32} {'accuracy':>8} {'correct':>9} {'answered':>9} {'oov':>7}")
+        for item in report["analogies"]:
+            click.echo(f"{os.path.basename(item['file']):<32} {100 * item['accuracy']:>7.2f}% "
+                       f"{item['correct']:>9} {item['answered']:>9} {item['oov']:>7}")
+            if sections:
+                for s in item["sections"]:
+                    acc = 100.0 * s["correct"] / s["answered"] if s["answered"] else 0.0
+                    click.echo(f"  {s['section'][:30]:<30} {acc:>7.2f}% {s['correct']:>9} "
+                               f"{s['answered']:>9} {s['oov']:>7}")
+    if report["pairs"]:
+        click.echo("")
+        click.echo(f"{'word pairs':<32} {'pearson':>8} {'spearman':>9} {'oov %':>9}")
+        for item in report["pairs"]:
+            click.echo(f"{os.path.basename(item['file']):<32} {item['pearson']:>8.4f} "
+                       f"{item['spearman']:>9.4f} {item['oov_percent']:>8.1f}%")
+
+
+@click.command(context_settings=_CTX)
+@click.argument("src", metavar="IN", type=click.Path())
+@click.argument("dst", metavar="OUT", type=click.Path())
+@click.option("--to", "to", type=click.Choice(["bin", "text", "native"]), default=None,
+              help="Output format [default: from OUT: .bin binary, .txt/.vec text, else native]; "
+                   "a .gz/.bz2/.xz suffix compresses bin/text.")
+@click.option("--limit", type=int, default=None, help="Convert only the first N vectors.")
+@one_line_errors
+def convert(src, dst, to, limit):
+    """Convert vectors IN (any supported format) to OUT."""
+    from w2v.formats import save
+
+    if limit is not None and limit < 1:
+        raise click.ClickException("--limit must be at least 1")
+    kv = _load(src, limit=limit)
+    save(kv, dst, format=to)
+    click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst}", err=True)
+
+
+@click.command(context_settings=_CTX)
+@click.argument("model", type=click.Path())
+@one_line_errors
+def info(model):
+    """Print the vocabulary size, dimensionality, format and settings of MODEL."""
+    from w2v.formats import inspect
+
+    if not os.path.exists(model):
+        raise click.ClickException(f"{model}: no such file or directory")
+    desc = inspect(model)
+    click.echo(f"path:        {desc['path']}")
+    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "")
+    click.echo(f"format:      {fmt}")
+    click.echo(f"vocabulary:  {desc['count']:,} words")
+    click.echo(f"dimensions:  {desc['dim']}")
+    click.echo(f"counts:      {'yes' if desc['has_counts'] else 'no'}")
+    if desc["settings"]:
+        click.echo("settings:")
+        for key in sorted(desc["settings"]):
+            click.echo(f"  {key}: {json.dumps(desc['settings'][key])}")
+    else:
+        click.echo("settings:    unknown")
+
+
+def register(group):
+    """Add the vector commands to the click ``group``.
+
+    Parameters
+    ----------
+    group : click.Group
+        The ``w2v`` command group.
+    """
+    for command in (similar, analogy, evaluate, convert, info):
+        group.add_command(command)

@@ -1,0 +1,160 @@
+"""The vector commands of the CLI: similar, analogy, eval, convert, info."""
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli.main import main
+from w2v.formats import load, save_native, save_word2vec_format
+from w2v.vectors import KeyedVectors
+
+WORDS = ["man", "woman", "king", "queen", "boy", "girl", "prince", "princess", "paris", "france",
+         "london", "england", "big", "bigger", "small", "smaller"]
+
+
+def run(args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_one_line_error(res, *fragments):
+    assert res.exit_code == 1, res.output
+    out = res.output.strip()
+    assert "Traceback" not in out and len(out.splitlines()) == 1, out
+    assert out.startswith("Error:")
+    for frag in fragments:
+        assert frag in out, out
+
+
+@pytest.fixture
+def model(tmp_path):
+    """A tiny model where 'queen' = 'king' - 'man' + 'woman' holds exactly (and similar offsets)."""
+    rng = np.random.default_rng(0)
+    dim = 12
+    pairs = [("man", "woman"), ("king", "queen"), ("boy", "girl"), ("prince", "princess"),
+             ("paris", "france"), ("london", "england"), ("big", "bigger"), ("small", "smaller")]
+    offsets = {"woman": rng.standard_normal(dim), "france": rng.standard_normal(dim),
+               "bigger": rng.standard_normal(dim)}
+    offsets.update(queen=offsets["woman"], girl=offsets["woman"], princess=offsets["woman"],
+                   england=offsets["france"], smaller=offsets["bigger"])
+    vec = {}
+    for first, second in pairs:
+        vec[first] = rng.standard_normal(dim)
+        vec[second] = vec[first] + offsets[second]
+    kv = KeyedVectors(WORDS, np.array([vec[w] for w in WORDS], np.float32), counts=np.arange(16, 0, -1),
+                      settings={"dim": dim, "model": "sg"})
+    path = tmp_path / "m.bin"
+    save_word2vec_format(kv, path)
+    return kv, path
+
+
+def test_help_for_every_command():
+    for cmd in ("similar", "analogy", "eval", "convert", "info"):
+        res = run([cmd, "--help"])
+        assert res.exit_code == 0 and "Usage:" in res.output, cmd
+    res = run(["--help"])
+    for cmd in ("similar", "analogy", "eval", "convert", "info"):
+        assert cmd in res.output
+
+
+def test_similar(model):
+    kv, path = model
+    res = run(["similar", path, "king", "--topn", "3"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 3
+    expected = kv.most_similar("king", topn=3)
+    assert [line.split()[0] for line in lines] == [w for w, _ in expected]
+    assert float(lines[0].split()[1]) == pytest.approx(expected[0][1], abs=1e-4)
+    res = run(["similar", path, "king", "woman", "--negative", "man", "-n", "1"])
+    assert res.exit_code == 0 and res.output.split()[0] == "queen"
+
+
+def test_analogy(model):
+    kv, path = model
+    for a, b, c, d in [("man", "woman", "king", "queen"), ("paris", "france", "london", "england"),
+                       ("big", "bigger", "small", "smaller")]:
+        res = run(["analogy", path, a, b, c, "--topn", "2"])
+        assert res.exit_code == 0, res.output
+        assert res.output.split()[0] == d
+        assert len(res.output.strip().splitlines()) == 2
+    res = run(["analogy", path, "man", "woman", "king", "--method", "3cosmul"])
+    assert res.exit_code == 0 and res.output.split()[0] == "queen"
+
+
+def test_eval_with_files_and_json(model, tmp_path):
+    kv, path = model
+    q = tmp_path / "q.txt"
+    q.write_text(": gender\nman woman king queen\nboy girl prince princess\nman woman zzz yyy\n"
+                 ": capital\nparis france london england\n")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("man\twoman\t8\nking\tqueen\t7\nbig\tsmall\t1\nparis\tengland\t2\nzzz\tman\t3\n")
+    res = run(["eval", path, "--analogies", q, "--pairs", pairs, "--sections"])
+    assert res.exit_code == 0, res.output
+    assert "q.txt" in res.output and "pairs.tsv" in res.output and "gender" in res.output
+    res = run(["eval", path, "--analogies", q, "--pairs", pairs, "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    score, sections = kv.evaluate_word_analogies(q)
+    (r, _), (rho, _), oov = kv.evaluate_word_pairs(pairs)
+    a = report["analogies"][0]
+    assert a["accuracy"] == score and a["oov"] == 1 and a["answered"] == 3
+    p = report["pairs"][0]
+    assert p["pearson"] == r and p["spearman"] == rho and p["oov_percent"] == oov
+
+
+def test_eval_defaults_to_bundled_sets(model):
+    _, path = model
+    res = run(["eval", path, "--restrict-vocab", "100"])
+    assert res.exit_code == 0, res.output
+    for name in ("questions-words.txt", "wordsim353.tsv", "simlex999.txt"):
+        assert name in res.output
+
+
+@pytest.mark.parametrize("to,name", [("bin", "out.bin"), ("text", "out.txt"), ("native", "out_model"),
+                                     ("text", "out.txt.gz"), (None, "out.vec")])
+def test_convert_and_info(model, tmp_path, to, name):
+    kv, path = model
+    out = tmp_path / name
+    args = ["convert", path, out] + (["--to", to] if to else [])
+    res = run(args)
+    assert res.exit_code == 0, res.output
+    back = load(out)
+    assert back.index_to_key == kv.index_to_key and np.array_equal(back.vectors, kv.vectors)
+    res = run(["info", out])
+    assert res.exit_code == 0, res.output
+    assert "16 words" in res.output and "dimensions:  12" in res.output
+    expected_format = {"bin": "word2vec-binary", "text": "word2vec-text", "native": "native", None: "word2vec-text"}
+    assert expected_format[to] in res.output
+
+
+def test_info_shows_settings(model, tmp_path):
+    kv, _ = model
+    save_native(kv, tmp_path / "nat")
+    res = run(["info", tmp_path / "nat"])
+    assert res.exit_code == 0 and '"sg"' in res.output and "counts:      yes" in res.output
+    res = run(["convert", tmp_path / "nat", tmp_path / "small.bin", "--limit", "4"])
+    assert res.exit_code == 0 and len(load(tmp_path / "small.bin")) == 4
+
+
+def test_one_line_errors(model, tmp_path):
+    _, path = model
+    assert_one_line_error(run(["similar", path, "nosuchword"]), "nosuchword")
+    assert_one_line_error(run(["analogy", path, "man", "woman", "nosuchword"]), "nosuchword")
+    assert_one_line_error(run(["similar", tmp_path / "missing.bin", "king"]), "missing.bin")
+    assert_one_line_error(run(["info", tmp_path / "missing.bin"]), "missing.bin")
+    corrupt = tmp_path / "corrupt.bin"
+    corrupt.write_bytes(path.read_bytes()[:-30])
+    assert_one_line_error(run(["similar", corrupt, "king"]), "corrupt.bin", "end of file")
+    assert_one_line_error(run(["convert", corrupt, tmp_path / "x.bin"]), "corrupt.bin")
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_bytes(b"\x00\x01binary junk\nmore")
+    assert_one_line_error(run(["info", garbage]), "garbage.txt")
+    assert_one_line_error(run(["eval", path, "--analogies", tmp_path / "nope.txt"]), "nope.txt")
+    assert_one_line_error(run(["convert", path, tmp_path / "no" / "dir" / "x.bin"]), "x.bin")
+    notmodel = tmp_path / "dir"
+    notmodel.mkdir()
+    (notmodel / "keep.txt").write_text("x")
+    assert_one_line_error(run(["convert", path, notmodel, "--to", "native"]), "refusing")
+    res = run(["convert", path, tmp_path / "y", "--to", "hdf5"])
+    assert res.exit_code == 2 and "Traceback" not in res.output  # click usage error

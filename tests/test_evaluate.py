@@ -1,0 +1,233 @@
+"""Analogy and word-pair evaluation: identical results to gensim on the same vectors."""
+import itertools
+import lzma
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from w2v import evaluate as ev
+from w2v.errors import FormatError, ParameterError, VocabularyError
+from w2v.evaluate import default_eval_paths, evaluate_word_analogies, evaluate_word_pairs
+from w2v.vectors import KeyedVectors
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL = ROOT / "data" / "eval"
+QUESTIONS = EVAL / "questions-words.txt"
+WORDSIM = EVAL / "wordsim353.tsv"
+SIMLEX = EVAL / "simlex999.txt"
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """gensim Word2Vec (1 epoch, one worker, fixed seed) on the start of the bundled corpus."""
+    gensim = pytest.importorskip("gensim")
+    from gensim.utils import simple_preprocess
+
+    with lzma.open(ROOT / "data" / "corpus-small.txt.xz", "rt", encoding="utf-8") as f:
+        sentences = [simple_preprocess(line) for line in itertools.islice(f, 3000)]
+    model = gensim.models.Word2Vec(sentences, vector_size=40, min_count=2, workers=1, seed=7, epochs=1,
+                                   window=5)
+    g = model.wv
+    return g, KeyedVectors(list(g.index_to_key), g.vectors)
+
+
+@pytest.fixture(scope="module")
+def mixed_case(trained):
+    """The trained vectors with some words upper-cased (case variants share an upper-case form)."""
+    g, kv = trained
+    words = list(kv.index_to_key)
+    rng = np.random.default_rng(0)
+    for i in rng.choice(len(words), size=len(words) // 5, replace=False):
+        cand = words[i].capitalize() if i % 2 else words[i].upper()
+        if cand not in words:
+            words[i] = cand
+    mk = KeyedVectors(words, kv.vectors)
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    gm = gensim_kv.KeyedVectors(kv.vector_size)
+    gm.add_vectors(words, np.array(kv.vectors))
+    return gm, mk
+
+
+def sections_equal(ours, theirs):
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a["section"] == b["section"]
+        assert a["correct"] == b["correct"], a["section"]
+        assert a["incorrect"] == b["incorrect"], a["section"]
+
+
+def test_default_eval_paths():
+    paths = default_eval_paths()
+    assert paths["analogies"] == [QUESTIONS]
+    assert paths["pairs"] == [WORDSIM, SIMLEX]
+    assert all(p.is_file() for p in paths["analogies"] + paths["pairs"])
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(restrict_vocab=1500),
+    dict(dummy4unknown=True),
+    dict(case_insensitive=False, restrict_vocab=4000),
+])
+def test_analogies_identical_to_gensim(trained, kwargs):
+    g, kv = trained
+    gscore, gsections = g.evaluate_word_analogies(str(QUESTIONS), **kwargs)
+    score, sections = kv.evaluate_word_analogies(QUESTIONS, **kwargs)
+    sections_equal(sections, gsections)
+    assert score == gscore
+    total = sections[-1]
+    assert total["section"] == "Total accuracy"
+    assert len(total["correct"]) + len(total["incorrect"]) > 100  # a real test, not an empty one
+    n_questions = sum(1 for line in QUESTIONS.read_text().splitlines() if not line.startswith(":"))
+    answered = len(total["correct"]) + len(total["incorrect"])
+    if kwargs.get("dummy4unknown"):
+        assert answered == n_questions
+    else:
+        assert answered + len(total["oov"]) == n_questions
+
+
+def test_analogies_case_variants_identical_to_gensim(mixed_case):
+    g, kv = mixed_case
+    for kwargs in (dict(), dict(restrict_vocab=2000)):
+        gscore, gsections = g.evaluate_word_analogies(str(QUESTIONS), **kwargs)
+        score, sections = kv.evaluate_word_analogies(QUESTIONS, **kwargs)
+        sections_equal(sections, gsections)
+        assert score == gscore
+
+
+def test_analogies_do_not_call_most_similar(trained, monkeypatch):
+    g, kv = trained
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("per-question most_similar call")
+
+    monkeypatch.setattr(KeyedVectors, "most_similar", forbidden)
+    score, sections = kv.evaluate_word_analogies(QUESTIONS, restrict_vocab=3000)
+    assert 0.0 <= score <= 1.0
+    assert evaluate_word_analogies(kv, QUESTIONS, restrict_vocab=3000) == (score, sections)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_analogies_3cosmul_match_gensim_cosmul(trained, tmp_path):
+    g, kv = trained
+    # questions whose words are all in the (lower-case) vocabulary, case-sensitively
+    lines, questions = [], []
+    for line in QUESTIONS.read_text().lower().splitlines():
+        if line.startswith(":"):
+            lines.append(line)
+            continue
+        words = line.split()
+        if all(w in kv for w in words) and len(questions) < 150:
+            lines.append(line)
+            questions.append(words)
+    path = tmp_path / "q.txt"
+    path.write_text("\n".join(lines) + "\n")
+    score, sections = kv.evaluate_word_analogies(path, case_insensitive=False, method="3cosmul",
+                                                 restrict_vocab=None)
+    expected = []
+    for a, b, c, d in questions:
+        predicted = None
+        for word, _ in g.most_similar_cosmul(positive=[b, c], negative=[a], topn=5):
+            predicted = word
+            if word not in (a, b, c):
+                break
+        expected.append(predicted == d)
+    got = sections[-1]
+    assert len(got["correct"]) == sum(expected)
+    assert [tuple(q) for q, ok in zip(questions, expected) if ok] == got["correct"]
+
+
+def test_analogy_file_errors(tmp_path, trained):
+    _, kv = trained
+    p = tmp_path / "q.txt"
+    p.write_text("man woman king queen\n")
+    with pytest.raises(FormatError, match="line 1"):
+        kv.evaluate_word_analogies(p)
+    p.write_text("")
+    with pytest.raises(FormatError, match="no analogy"):
+        kv.evaluate_word_analogies(p)
+    p.write_text(": only-oov\nqqq www eee rrr\n: empty\n")
+    score, sections = kv.evaluate_word_analogies(p)
+    assert score == 0.0 and [s["section"] for s in sections] == ["only-oov", "empty", "Total accuracy"]
+    assert sections[0]["oov"] == [("QQQ", "WWW", "EEE", "RRR")]
+    with pytest.raises(ParameterError):
+        kv.evaluate_word_analogies(p, method="3cosfoo")
+    with pytest.raises(FileNotFoundError):
+        kv.evaluate_word_analogies(tmp_path / "missing.txt")
+
+
+@pytest.mark.parametrize("path", [WORDSIM, SIMLEX])
+@pytest.mark.parametrize("kwargs", [dict(), dict(restrict_vocab=1000), dict(dummy4unknown=True),
+                                    dict(case_insensitive=False)])
+def test_word_pairs_identical_to_gensim(trained, path, kwargs):
+    g, kv = trained
+    (gp, gpp), (gs, gsp), goov = g.evaluate_word_pairs(str(path), **kwargs)
+    (p, pp), (s, sp), oov = kv.evaluate_word_pairs(path, **kwargs)
+    assert abs(p - gp) < 1e-9 and abs(s - gs) < 1e-9
+    assert abs(pp - gpp) < 1e-9 and abs(sp - gsp) < 1e-9
+    assert oov == goov
+
+
+def test_word_pairs_case_variants_identical_to_gensim(mixed_case):
+    g, kv = mixed_case
+    (gp, _), (gs, _), goov = g.evaluate_word_pairs(str(WORDSIM))
+    (p, _), (s, _), oov = kv.evaluate_word_pairs(WORDSIM)
+    assert abs(p - gp) < 1e-9 and abs(s - gs) < 1e-9 and oov == goov
+
+
+def test_word_pair_layouts(trained, tmp_path):
+    _, kv = trained
+    reference = kv.evaluate_word_pairs(SIMLEX)
+    rows = [line.split("\t") for line in SIMLEX.read_text().splitlines() if not line.startswith("#")]
+    # SimLex-999 original release: 10 tab-separated columns, score in the 4th, header line
+    simlex10 = tmp_path / "SimLex-999.txt"
+    simlex10.write_text("word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\tSimAssoc333\tSD\n"
+                        + "".join(f"{a}\t{b}\tN\t{s}\t1.0\t2.0\t3\t0.5\t1\t0.4\n" for a, b, s in rows))
+    # SimVerb: 5 columns, no header
+    simverb = tmp_path / "simverb.txt"
+    simverb.write_text("".join(f"{a}\t{b}\tV\t{s}\tSYNONYMS\n" for a, b, s in rows))
+    csv = tmp_path / "pairs.csv"
+    csv.write_text("Word 1,Word 2,Human (mean)\n" + "".join(f"{a},{b},{s}\n" for a, b, s in rows))
+    spaced = tmp_path / "pairs.txt"
+    spaced.write_text("# comment\n\n" + "".join(f"{a} {b}   {s}\r\n" for a, b, s in rows))
+    for path in (simlex10, simverb, csv, spaced):
+        assert kv.evaluate_word_pairs(path) == reference, path.name
+
+
+def test_word_pair_errors(trained, tmp_path):
+    _, kv = trained
+    p = tmp_path / "p.txt"
+    p.write_text("# nothing\nheader only here\n")
+    with pytest.raises(FormatError):
+        kv.evaluate_word_pairs(p)
+    p.write_text("qqq www 1.0\neee rrr 2.0\n")
+    with pytest.raises(VocabularyError):
+        kv.evaluate_word_pairs(p)
+
+
+def test_correlations_match_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(1)
+    for n in (3, 10, 200):
+        x = rng.integers(0, 5, n).astype(float)  # many ties
+        y = x + rng.standard_normal(n)
+        np.testing.assert_allclose(ev.rankdata(x), stats.rankdata(x))
+        r, p = ev.pearson(x, y)
+        assert abs(r - stats.pearsonr(x, y)[0]) < 1e-12 and abs(p - stats.pearsonr(x, y)[1]) < 1e-12
+        rho, p = ev.spearman(x, y)
+        assert abs(rho - stats.spearmanr(x, y)[0]) < 1e-12 and abs(p - stats.spearmanr(x, y)[1]) < 1e-12
+    r, p = ev.pearson([1, 1, 1], [1, 2, 3])
+    assert math.isnan(r)
+
+
+def test_works_without_scipy(trained, monkeypatch):
+    _, kv = trained
+    with_scipy = kv.evaluate_word_pairs(WORDSIM)
+    assert evaluate_word_pairs(kv, WORDSIM) == with_scipy
+    monkeypatch.setattr(ev, "_scipy_stats", lambda: None)
+    (p, pp), (s, sp), oov = kv.evaluate_word_pairs(WORDSIM)
+    assert p == with_scipy[0][0] and s == with_scipy[1][0] and oov == with_scipy[2]
+    assert math.isnan(pp) and math.isnan(sp)
+    assert ev.rankdata([3, 1, 2, 1]).tolist() == [4.0, 1.5, 3.0, 1.5]

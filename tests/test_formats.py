@@ -1,0 +1,511 @@
+"""Loading and saving word vectors: word2vec binary/text, compressed, native; corrupt files."""
+import bz2
+import gzip
+import json
+import lzma
+import os
+import time
+
+import numpy as np
+import pytest
+
+from w2v.errors import FormatError, OutputError, ParameterError
+from w2v.formats import (inspect, load, load_native, load_word2vec_format, save, save_native,
+                         save_word2vec_format)
+from w2v.vectors import KeyedVectors
+
+WORDS = ["the", "naïve", "日本語", "ünïcödé", "a"]
+
+
+def make_kv(n=5, dim=4, seed=0, words=None, counts=True):
+    rng = np.random.default_rng(seed)
+    words = list(words) if words is not None else (WORDS + [f"w{i}" for i in range(n)])[:n]
+    vecs = rng.standard_normal((n, dim)).astype(np.float32)
+    return KeyedVectors(words, vecs, counts=np.arange(n, 0, -1) * 10 if counts else None,
+                        settings={"dim": dim, "sg": 1, "alpha": 0.025})
+
+
+def same(kv1, kv2, exact=True):
+    assert kv1.index_to_key == kv2.index_to_key
+    assert kv1.vectors.dtype == np.float32 and kv2.vectors.dtype == np.float32
+    if exact:
+        assert np.array_equal(kv1.vectors, kv2.vectors)
+    else:
+        np.testing.assert_allclose(kv1.vectors, kv2.vectors, rtol=1e-6, atol=1e-7)
+
+
+def raw_binary(words, vecs, newline=True, header=None):
+    out = (header if header is not None else f"{len(words)} {vecs.shape[1]}\n").encode()
+    for w, v in zip(words, vecs):
+        out += w.encode("utf-8") + b" " + np.asarray(v, "<f4").tobytes() + (b"\n" if newline else b"")
+    return out
+
+
+# --------------------------------------------------------------------------- round trips
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2", ".xz"])
+@pytest.mark.parametrize("binary", [True, False])
+def test_word2vec_round_trip(tmp_path, binary, suffix):
+    kv = make_kv(7, 5)
+    path = tmp_path / (("v.bin" if binary else "v.txt") + suffix)
+    save_word2vec_format(kv, path, binary=binary)
+    for b in (binary, None):  # explicit and auto-detected
+        back = load_word2vec_format(path, binary=b)
+        same(kv, back)  # text uses %.9g: float32 round-trips exactly
+        assert back.source_format == ("word2vec-binary" if binary else "word2vec-text")
+    back = load(path)
+    same(kv, back)
+    opener = {"": open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}[suffix]
+    with opener(path, "rb") as f:
+        data = f.read()
+    assert data.startswith(b"7 5\n")
+    if binary:
+        assert data.endswith(b"\n") and len(data) == len(raw_binary(kv.index_to_key, kv.vectors))
+    else:
+        assert data.decode("utf-8").splitlines()[1].startswith("the ")
+
+
+def test_binary_layout_matches_word2vec_c(tmp_path):
+    kv = make_kv(3, 2)
+    path = tmp_path / "v.bin"
+    save_word2vec_format(kv, path)
+    assert path.read_bytes() == raw_binary(kv.index_to_key, kv.vectors, newline=True)
+    text = tmp_path / "v.txt"
+    save_word2vec_format(kv, text, binary=False)
+    lines = text.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "3 2"
+    assert lines[1] == "the " + " ".join("%.9g" % x for x in kv.vectors[0].tolist())
+
+
+def test_binary_without_newlines_and_with_extra_newlines(tmp_path):
+    kv = make_kv(5, 3)
+    p = tmp_path / "nonl.bin"
+    p.write_bytes(raw_binary(kv.index_to_key, kv.vectors, newline=False))
+    same(kv, load(p, binary=True))
+    same(kv, load(p))
+
+
+def test_text_variants_trailing_space_crlf_vec(tmp_path):
+    kv = make_kv(4, 3)
+    rows = ["%s %s" % (w, " ".join("%.9g" % x for x in v.tolist())) for w, v in zip(kv.index_to_key, kv.vectors)]
+    p = tmp_path / "crlf.txt"
+    p.write_bytes(("4 3\r\n" + "".join(r + " \r\n" for r in rows)).encode("utf-8"))
+    same(kv, load(p))
+    vec = tmp_path / "wiki.en.vec"  # fastText: trailing space on every line
+    vec.write_bytes(("4 3 \n" + "".join(r + " \n" for r in rows)).encode("utf-8"))
+    same(kv, load(vec))
+    assert load(vec).source_format == "word2vec-text"
+
+
+def test_limit(tmp_path):
+    kv = make_kv(5, 4)
+    for binary in (True, False):
+        p = tmp_path / f"v{binary}.bin"
+        save_word2vec_format(kv, p, binary=binary)
+        back = load(p, limit=2)
+        assert back.index_to_key == kv.index_to_key[:2]
+        assert np.array_equal(back.vectors, kv.vectors[:2])
+        assert len(load(p, limit=100)) == 5
+    with pytest.raises(ParameterError):
+        load(p, limit=0)
+    save_native(kv, tmp_path / "nat")
+    back = load(tmp_path / "nat", limit=3)
+    assert back.index_to_key == kv.index_to_key[:3] and list(back.counts) == list(kv.counts[:3])
+
+
+def test_header_smaller_than_data_reads_declared_count(tmp_path):
+    kv = make_kv(5, 4)
+    p = tmp_path / "v.bin"
+    p.write_bytes(raw_binary(kv.index_to_key, kv.vectors, header="3 4\n"))
+    assert load(p).index_to_key == kv.index_to_key[:3]
+
+
+def test_duplicate_words_keep_first_like_gensim(tmp_path):
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    rng = np.random.default_rng(3)
+    words = ["a", "b", "a", "c"]
+    vecs = rng.standard_normal((4, 3)).astype(np.float32)
+    p = tmp_path / "dup.bin"
+    p.write_bytes(raw_binary(words, vecs))
+    ours = load(p)
+    theirs = gensim_kv.KeyedVectors.load_word2vec_format(str(p), binary=True)
+    # (gensim 4.4 leaves a None placeholder at the end of its index_to_key)
+    assert ours.index_to_key == list(theirs.index_to_key)[:3] == ["a", "b", "c"]
+    assert np.array_equal(ours.vectors, theirs.vectors[:3])
+    assert np.array_equal(ours.vectors, vecs[[0, 1, 3]])
+
+
+def test_unicode_words_every_format(tmp_path):
+    kv = make_kv(5, 3, words=["日本語", "naïve", "😀", "ß", "z"])
+    for name, fmt in [("u.bin", "bin"), ("u.txt", "text"), ("u.bin.xz", "bin"), ("u.txt.gz", "text"),
+                      ("nat", "native")]:
+        save(kv, tmp_path / name, format=fmt)
+        same(kv, load(tmp_path / name))
+
+
+def test_native_round_trip_memmap(tmp_path):
+    kv = make_kv(6, 4)
+    path = tmp_path / "model"
+    save_native(kv, path)
+    assert sorted(os.listdir(path)) == ["meta.json", "vectors.npy", "vocab.tsv"]
+    meta = json.loads((path / "meta.json").read_text())
+    assert meta["format"] == "w2v-native" and meta["version"] == 1
+    assert meta["count"] == 6 and meta["dim"] == 4 and meta["settings"]["sg"] == 1
+    lines = (path / "vocab.tsv").read_text(encoding="utf-8").split("\n")
+    assert lines[0] == "the\t60" and lines[-1] == ""
+    arr = np.load(path / "vectors.npy", mmap_mode="r", allow_pickle=False)
+    assert isinstance(arr, np.memmap)
+    back = load_native(path)
+    assert isinstance(back.vectors, np.memmap) and not back.vectors.flags.writeable
+    same(kv, back)
+    assert list(back.counts) == list(kv.counts) and back.settings == kv.settings
+    assert back.source_format == "native"
+    inmem = load(path, mmap=False)
+    assert not isinstance(inmem.vectors, np.memmap)
+    same(kv, inmem)
+    # queries work on a read-only memmap
+    assert back.most_similar("the", topn=2) == kv.most_similar("the", topn=2)
+
+
+def test_native_without_counts_and_overwrite(tmp_path):
+    kv = make_kv(4, 3, counts=False)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    assert load(path).counts is None
+    kv2 = make_kv(5, 2, seed=9)
+    back = load(path)  # memmap of the old file stays valid while the model is replaced
+    save_native(kv2, path)
+    same(kv2, load(path))
+    same(kv, back)
+    save_native(load(path), path)  # saving a memmapped model over its own directory
+    same(kv2, load(path))
+    assert sorted(os.listdir(tmp_path)) == ["m"]  # no temporary directories left
+
+
+def test_native_refuses_to_replace_other_directories(tmp_path):
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "precious.txt").write_text("keep me")
+    with pytest.raises(OutputError, match="refusing"):
+        save_native(make_kv(), other)
+    assert (other / "precious.txt").read_text() == "keep me"
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    with pytest.raises(OutputError):
+        save_native(make_kv(), afile)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    save_native(make_kv(), empty)
+    same(make_kv(), load(empty))
+
+
+def test_save_dispatch_by_suffix(tmp_path):
+    kv = make_kv()
+    save(kv, tmp_path / "a.bin")
+    save(kv, tmp_path / "a.vec")
+    save(kv, tmp_path / "a.txt.bz2")
+    save(kv, tmp_path / "nat")
+    assert load(tmp_path / "a.bin").source_format == "word2vec-binary"
+    assert load(tmp_path / "a.vec").source_format == "word2vec-text"
+    assert load(tmp_path / "a.txt.bz2").source_format == "word2vec-text"
+    assert load(tmp_path / "nat").source_format == "native"
+    with pytest.raises(ParameterError):
+        save(kv, tmp_path / "x", format="hdf5")
+    assert inspect(tmp_path / "a.txt.bz2")["compression"] == "bz2"
+    assert inspect(tmp_path / "nat")["settings"]["alpha"] == 0.025
+
+
+# --------------------------------------------------------------------------- gensim interop
+@pytest.mark.parametrize("name,binary", [("v.bin", True), ("v.txt", False), ("v.bin.gz", True),
+                                         ("v.txt.gz", False)])
+def test_gensim_interop_both_directions(tmp_path, name, binary):
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    kv = make_kv(20, 8, words=WORDS + [f"w{i}" for i in range(15)])
+    ours = tmp_path / ("ours_" + name)
+    save_word2vec_format(kv, ours, binary=binary)
+    g = gensim_kv.KeyedVectors.load_word2vec_format(str(ours), binary=binary)
+    assert list(g.index_to_key) == kv.index_to_key
+    if binary:
+        assert np.array_equal(g.vectors, kv.vectors)
+    else:
+        np.testing.assert_allclose(g.vectors, kv.vectors, rtol=1e-6)
+    theirs = tmp_path / ("theirs_" + name)
+    g.save_word2vec_format(str(theirs), binary=binary)
+    back = load(theirs)
+    assert back.index_to_key == kv.index_to_key
+    if binary:
+        assert np.array_equal(back.vectors, kv.vectors)
+    else:
+        np.testing.assert_allclose(back.vectors, kv.vectors, rtol=1e-6)
+    again = tmp_path / ("again_" + name)
+    save_word2vec_format(back, again, binary=binary)
+    g2 = gensim_kv.KeyedVectors.load_word2vec_format(str(again), binary=binary)
+    assert list(g2.index_to_key) == kv.index_to_key
+    np.testing.assert_allclose(g2.vectors, kv.vectors, rtol=1e-6)
+
+
+def test_torch_embedding(tmp_path):
+    torch = pytest.importorskip("torch")
+    kv = make_kv(5, 4)
+    emb = torch.nn.Embedding.from_pretrained(torch.from_numpy(kv.vectors))
+    ids = torch.from_numpy(kv.encode(["the", "a"]))
+    assert np.array_equal(emb(ids).numpy(), kv[["the", "a"]])
+
+
+# --------------------------------------------------------------------------- writing errors
+def test_unwritable_path_raises_output_error(tmp_path):
+    kv = make_kv()
+    bad = tmp_path / "no" / "such" / "dir" / "v.bin"
+    for fn in (lambda: save_word2vec_format(kv, bad), lambda: save_native(kv, bad)):
+        with pytest.raises(OutputError, match="v.bin"):
+            fn()
+    with pytest.raises(OutputError):
+        save_word2vec_format(kv, tmp_path)  # a directory
+
+
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
+    kv = make_kv()
+    path = tmp_path / "v.bin"
+    save_word2vec_format(kv, path)
+    before = path.read_bytes()
+
+    def broken_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(OutputError, match="v.bin"):
+        save_word2vec_format(make_kv(seed=5), path)
+    with pytest.raises(OutputError):
+        save_native(make_kv(seed=5), tmp_path / "nat")
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["v.bin"]
+
+
+@pytest.mark.parametrize("word", ["two words", "tab\there", "new\nline", "", " lead"])
+def test_unrepresentable_words_rejected(tmp_path, word):
+    kv = KeyedVectors(["ok", word], np.ones((2, 2), np.float32))
+    for binary in (True, False):
+        with pytest.raises(FormatError):
+            save_word2vec_format(kv, tmp_path / "v.bin", binary=binary)
+    assert not os.listdir(tmp_path)
+    if "\t" in word or "\n" in word:
+        with pytest.raises(FormatError):
+            save_native(kv, tmp_path / "nat")
+    else:
+        save_native(kv, tmp_path / "nat")  # spaces are fine in vocab.tsv
+        assert load(tmp_path / "nat").index_to_key == ["ok", word]
+
+
+def test_nan_vectors_rejected_on_save(tmp_path):
+    vecs = np.ones((2, 2), np.float32)
+    vecs[1, 0] = np.nan
+    with pytest.raises(FormatError, match="NaN"):
+        save_word2vec_format(KeyedVectors(["a", "b"], vecs), tmp_path / "v.bin")
+
+
+# --------------------------------------------------------------------------- corrupt files
+def expect_format_error(path, match=None, **kw):
+    with pytest.raises(FormatError) as info:
+        load(path, **kw)
+    assert str(path) in str(info.value)
+    if match:
+        assert match in str(info.value), str(info.value)
+    return str(info.value)
+
+
+def test_truncated_binary_at_every_offset(tmp_path):
+    kv = make_kv(5, 4)
+    full = raw_binary(kv.index_to_key, kv.vectors)
+    p = tmp_path / "t.bin"
+    t0 = time.perf_counter()
+    for cut in range(len(full)):
+        p.write_bytes(full[:cut])
+        if cut == len(full) - 1:  # only the final newline is missing: still complete
+            same(kv, load(p))
+            continue
+        for binary in (True, None):
+            msg = expect_format_error(p, binary=binary)
+            assert "line" in msg or "offset" in msg or "empty" in msg
+    assert time.perf_counter() - t0 < 30
+
+
+def test_truncated_text_never_crashes(tmp_path):
+    kv = make_kv(5, 4)
+    p = tmp_path / "t.txt"
+    save_word2vec_format(kv, p, binary=False)
+    full = p.read_bytes()
+    line_ends = {i + 1 for i, b in enumerate(full) if b == 0x0A}
+    for cut in range(len(full)):
+        p.write_bytes(full[:cut])
+        try:
+            back = load(p, binary=False)
+        except FormatError as exc:
+            assert str(p) in str(exc)
+            continue
+        # only a cut inside the last number of the last line can still parse
+        assert cut > max(line_ends - {len(full)}) and back.index_to_key == kv.index_to_key
+    for cut in sorted(line_ends - {len(full)}):
+        p.write_bytes(full[:cut])
+        assert "line" in expect_format_error(p, binary=False)
+        msg = expect_format_error(p)  # header only: nothing to tell text from binary
+        assert "line" in msg or "offset" in msg
+
+
+def test_truncated_compressed_file(tmp_path):
+    kv = make_kv(50, 16)
+    p = tmp_path / "v.bin.gz"
+    save_word2vec_format(kv, p)
+    data = p.read_bytes()
+    for cut in (10, len(data) // 2, len(data) - 5):
+        q = tmp_path / f"cut{cut}.bin.gz"
+        q.write_bytes(data[:cut])
+        expect_format_error(q)
+    q = tmp_path / "garbage.bin.xz"
+    q.write_bytes(b"not xz at all")
+    expect_format_error(q)
+
+
+def test_random_bytes(tmp_path):
+    rng = np.random.default_rng(42)
+    p = tmp_path / "rand.bin"
+    for size in (0, 1, 7, 100, 5000):
+        for _ in range(5):
+            p.write_bytes(rng.integers(0, 256, size, dtype=np.uint8).tobytes())
+            expect_format_error(p)
+    # a valid header followed by random bytes: an error or 5 vectors, nothing else, no hang
+    for seed in range(40):
+        body = np.random.default_rng(seed).integers(0, 256, 200, dtype=np.uint8).tobytes()
+        p.write_bytes(b"5 4\n" + body)
+        try:
+            kv = load(p)
+        except FormatError:
+            continue
+        assert len(kv) <= 5 and kv.vector_size == 4
+
+
+@pytest.mark.parametrize("content,match", [
+    (b"", "empty"),
+    (b"\n", "header"),
+    (b"hello world\n", "header"),
+    (b"5\n", "header"),
+    (b"5 4 3\n", "header"),
+    (b"-1 4\n", "header"),
+    (b"5 0\n", "header"),
+    (b"3 2\na 1 2\nb 3 4\n", "line 4"),                 # header count larger than the data
+    (b"2 3\na 1 2 3\nb 1 2\n", "line 3"),               # too few numbers
+    (b"2 3\na 1 2 3\nb 1 2 3 4\n", "line 3"),           # too many numbers
+    (b"2 2\na 1 2\nb 1 x\n", "line 3"),                 # unparsable float
+    (b"2 2\na 1 2\nb 1 nan\n", "line 3"),               # NaN
+    (b"2 2\na 1 2\nb inf 1\n", "line 3"),               # infinity
+    (b"2 2\na 1 2\nb 1e39 1\n", "line 3"),              # overflows float32
+    (b"2 2\na 1 2\n\n", "line 3"),                      # empty line
+    (b"1 2\n\xff\xfe 1 2\n", "line 2"),                 # undecodable word (text)
+])
+def test_corrupt_word2vec_files(tmp_path, content, match):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(content)
+    expect_format_error(p, match=match)
+
+
+def test_header_only_and_empty_model(tmp_path):
+    p = tmp_path / "h.bin"
+    p.write_bytes(b"3 4\n")
+    expect_format_error(p, match="end of file")
+    p.write_bytes(b"0 4\n")
+    kv = load(p)
+    assert len(kv) == 0 and kv.vector_size == 4
+
+
+def test_binary_nan_and_bad_utf8(tmp_path):
+    vecs = np.ones((3, 2), np.float32)
+    vecs[2, 1] = np.inf
+    p = tmp_path / "nan.bin"
+    data = raw_binary(["a", "b", "c"], vecs)
+    p.write_bytes(data)
+    c_offset = data.index(b"c ")
+    expect_format_error(p, match=f"offset {c_offset}")
+    vecs[2, 1] = 0
+    data = raw_binary(["a", "b", "c"], vecs).replace(b"\nc ", b"\n\xff\xfe ")
+    p.write_bytes(data)
+    bad_offset = data.index(b"\xff")
+    expect_format_error(p, match=f"offset {bad_offset}")
+    kv = load_word2vec_format(p, unicode_errors="replace")
+    assert kv.index_to_key[2] == "\ufffd\ufffd"
+
+
+def test_binary_header_dim_larger_than_data(tmp_path):
+    p = tmp_path / "big.bin"
+    p.write_bytes(raw_binary(["a", "b"], np.ones((2, 3), np.float32), header="2 1000000\n"))
+    expect_format_error(p, match="end of file")
+    p.write_bytes(raw_binary(["a", "b"], np.ones((2, 3), np.float32), header="1000000000000 3\n"))
+    expect_format_error(p, match="end of file")
+
+
+def test_missing_and_directory_paths(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load(tmp_path / "nope.bin")
+    (tmp_path / "d").mkdir()
+    expect_format_error(tmp_path / "d", match="meta.json")
+    with pytest.raises(FormatError):
+        load_word2vec_format(tmp_path / "d")
+
+
+def test_corrupt_native(tmp_path):
+    kv = make_kv(5, 4)
+
+    def fresh(name):
+        path = tmp_path / name
+        save_native(kv, path)
+        return path
+
+    p = fresh("no_vectors")
+    os.remove(p / "vectors.npy")
+    expect_format_error(p, match="vectors.npy")
+    p = fresh("no_vocab")
+    os.remove(p / "vocab.tsv")
+    expect_format_error(p, match="vocab.tsv")
+    p = fresh("bad_meta")
+    (p / "meta.json").write_text("{not json")
+    expect_format_error(p, match="meta.json")
+    p = fresh("wrong_format")
+    (p / "meta.json").write_text(json.dumps({"format": "other", "version": 1, "count": 5, "dim": 4}))
+    expect_format_error(p, match="meta.json")
+    p = fresh("short_vocab")
+    lines = (p / "vocab.tsv").read_text(encoding="utf-8").splitlines(True)
+    (p / "vocab.tsv").write_text("".join(lines[:-1]), encoding="utf-8")
+    expect_format_error(p, match="vocab.tsv")
+    p = fresh("bad_count")
+    (p / "vocab.tsv").write_text("".join(lines[:-1]) + "a\tlots\n", encoding="utf-8")
+    expect_format_error(p, match="line 5")
+    p = fresh("no_tab")
+    (p / "vocab.tsv").write_text("".join(lines[:-1]) + "a 1\n", encoding="utf-8")
+    expect_format_error(p, match="line 5")
+    p = fresh("shape")
+    np.save(p / "vectors.npy", np.ones((4, 4), np.float32))
+    expect_format_error(p, match="shape")
+    p = fresh("truncated_npy")
+    data = (p / "vectors.npy").read_bytes()
+    (p / "vectors.npy").write_bytes(data[:-7])
+    for mmap in (True, False):
+        expect_format_error(p, match="vectors.npy", mmap=mmap)
+    p = fresh("pickled")
+    np.save(p / "vectors.npy", np.array([[object()] * 4] * 5, dtype=object), allow_pickle=True)
+    expect_format_error(p, match="vectors.npy")
+    p = fresh("dups")
+    (p / "vocab.tsv").write_text("".join(lines[:-1]) + lines[0], encoding="utf-8")
+    with pytest.raises(FormatError, match="duplicate"):
+        kv2 = load(p)
+        "the" in kv2  # the word index is built on first use
+
+
+def test_large_binary_loads_fast(tmp_path):
+    n, dim = 100_000, 50
+    rng = np.random.default_rng(0)
+    kv = KeyedVectors([f"word{i}" for i in range(n)], rng.standard_normal((n, dim), dtype=np.float32))
+    p = tmp_path / "big.bin"
+    save_word2vec_format(kv, p)
+    t0 = time.perf_counter()
+    back = load(p)
+    elapsed = time.perf_counter() - t0
+    same(kv, back)
+    assert elapsed < 5, elapsed  # ~0.3 s on a laptop; generous for shared CI machines
