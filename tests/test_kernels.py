@@ -149,3 +149,15 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
                  tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
                  np.array([5], np.uint64), stats2)
     assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)
+
+
+def test_fast_exp_and_log_are_accurate():
+    from w2v.kernels.fastmath import exp32_array, log32_array
+    x = np.linspace(-25, 25, 200_001).astype(np.float32)
+    want = np.exp(x.astype(np.float64))
+    assert np.max(np.abs(exp32_array(x) - want) / want) < 5e-7
+    z = np.concatenate([np.linspace(1, 3, 10_001), np.geomspace(1, 1e12, 10_001),
+                        np.geomspace(1e-30, 1, 1_001)]).astype(np.float32)
+    want = np.log(z.astype(np.float64))
+    assert np.max(np.abs(log32_array(z) - want)) < 2e-5
+    assert np.max(np.abs(log32_array(z) - want) / np.maximum(np.abs(want), 1e-2)) < 5e-6

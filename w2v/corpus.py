@@ -33,7 +33,7 @@ from .errors import CorpusError, ParameterError
 SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
 DEFAULT_CHUNK_CHARS = 1 << 20
-DEFAULT_MEMORY_BUDGET = 256 << 20  # bytes of int32 ids kept in RAM before spilling to disk
+DEFAULT_MEMORY_BUDGET = 128 << 20  # bytes of int32 ids kept in RAM before spilling to disk
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -265,9 +265,19 @@ class IdStream:
         """Freeze the stream: concatenate the RAM parts, flush the file."""
         if self._file is None:
             if self._array is None or self._parts:
+                # copy part by part, releasing each as it is copied: peak = total + one part
                 parts = ([self._array] if self._array is not None else []) + self._parts
-                self._array = np.concatenate(parts) if parts else np.empty(0, np.int32)
                 self._parts = []
+                self._array = None
+                array = np.empty(self.length, np.int32)
+                pos = 0
+                parts.reverse()
+                while parts:
+                    part = parts.pop()
+                    array[pos:pos + part.size] = part
+                    pos += part.size
+                    del part
+                self._array = array
         else:
             self._file.flush()
 
@@ -286,9 +296,14 @@ class IdStream:
     def rewrite(self, transform, block=1 << 22):
         """Apply ``transform(ids) -> ids`` block by block; outputs may be shorter (filtering)."""
         if self._file is None:
-            out = [transform(self._array[i:i + block]) for i in range(0, self.length, block)]
-            self._array = np.concatenate(out) if out else np.empty(0, np.int32)
-            self.length = self._array.size
+            # in place as well: outputs are never longer than inputs
+            wpos = 0
+            for i in range(0, self.length, block):
+                new = transform(self._array[i:i + block])
+                self._array[wpos:wpos + new.size] = new
+                wpos += new.size
+            self._array = self._array[:wpos]
+            self.length = wpos
             return
         # in place: the write position never overtakes the read position
         rpos = wpos = 0
