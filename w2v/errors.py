@@ -27,3 +27,7 @@ class FormatError(W2VError):
 
 class OutputError(W2VError):
     """An output path cannot be written."""
+
+
+class DeviceError(W2VError):
+    """The requested training device is unusable (e.g. ``cuda`` without numba-cuda or a GPU)."""

@@ -1,0 +1,341 @@
+"""The CUDA path (``w2v.cuda``): kernels on Numba's CUDA simulator, device selection, errors.
+
+The simulator checks run once, in a child process started with
+``NUMBA_ENABLE_CUDASIM=1`` (``tests/cuda_sim_runner.py``): the simulator has to
+be chosen before ``numba.cuda`` is imported, and the rest of the session must
+not run on it.  The child only runs kernels and saves what they produced; the
+NumPy references and all assertions are here.  Without ``numba.cuda`` (neither
+``numba-cuda`` nor a Numba that still ships the built-in target) these tests
+skip; the CPU-only checks at the end run everywhere.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from w2v.cuda.host import derive_seeds, keep_draw, make_segments, segment_state, splitmix_output
+from w2v.errors import DeviceError, ParameterError
+
+from . import cuda_cases as cc
+from . import reference as ref
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _numba_cuda_importable():
+    try:
+        from numba import cuda  # noqa: F401
+    except Exception as exc:  # pragma: no cover - depends on the install
+        return f"numba.cuda is not importable (install numba-cuda: pip install 'w2v[cuda]'): {exc}"
+    return None
+
+
+NO_CUDA = _numba_cuda_importable()
+needs_numba_cuda = pytest.mark.skipif(NO_CUDA is not None, reason=NO_CUDA or "")
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    """Results of the simulator runner (one child process for the whole module)."""
+    if NO_CUDA is not None:
+        pytest.skip(NO_CUDA)
+    tmp = tmp_path_factory.mktemp("cudasim")
+    out = tmp / "sim.npz"
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "tests.cuda_sim_runner", str(out), str(tmp)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.fail(f"simulator runner failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
+    data = np.load(out)
+    return {k: data[k] for k in data.files}
+
+
+# --------------------------------------------------------------------------- kernels vs reference
+@needs_numba_cuda
+@pytest.mark.parametrize("case", cc.KERNEL_CASES, ids=[c["name"] for c in cc.KERNEL_CASES])
+def test_kernel_step_matches_numpy_reference(sim, case):
+    arr = cc.case_arrays(case)
+    r0, r1neg, r1, rstats = cc.reference(case, arr)
+    name = case["name"]
+    k0, k1neg, k1, kstats = (sim[f"{name}/{k}"] for k in ("syn0", "syn1neg", "syn1", "stats"))
+    np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1, r1, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(k0, arr["syn0"])              # it trained
+    if case["negative"]:
+        assert not np.allclose(k1neg, arr["syn1neg"])
+    if case["hs"]:
+        assert not np.allclose(k1, arr["syn1"])
+    assert kstats[1] == rstats[1] > 0                     # examples
+    assert kstats[2] == rstats[2] and kstats[3] == rstats[3]   # kept, seen
+    assert kstats[0] == pytest.approx(rstats[0], rel=1e-4)     # loss
+    if case.get("subsample"):
+        assert 0 < kstats[2] < kstats[3]                  # subsampling dropped some, kept some
+
+
+# --------------------------------------------------------------------------- sampling on the device
+@needs_numba_cuda
+def test_device_noise_draws_equal_cpu_stream_and_distribution(sim):
+    from w2v.kernels.cpu import sample_noise
+    from w2v.sampling import alias_table
+
+    thr, alias = alias_table(cc.NOISE_COUNTS, 0.75)
+    draws = sim["noise"]
+    cpu = sample_noise(cc.NOISE_DRAWS, thr, alias, np.array([cc.NOISE_STATE], np.uint64))
+    assert np.array_equal(draws, cpu)                     # counter-based == sequential splitmix64
+    p = cc.NOISE_COUNTS ** 0.75 / np.sum(cc.NOISE_COUNTS ** 0.75)
+    observed = np.bincount(draws, minlength=p.size)
+    chi2 = float(np.sum((observed - p * draws.size) ** 2 / (p * draws.size)))
+    assert chi2 < 24.3  # 99.9th percentile of chi-square with 7 degrees of freedom
+
+
+@needs_numba_cuda
+def test_device_subsampling_decisions_and_rates(sim):
+    from w2v.sampling import keep_probabilities, keep_thresholds
+
+    ids = cc.keep_tokens()
+    flags = sim["keep"].astype(bool)
+    thr = keep_thresholds(cc.KEEP_COUNTS, cc.KEEP_SAMPLE)
+    expect = np.array([w >= 0 and (keep_draw(cc.SEED_KEEP, cc.KEEP_POS0 + j) >> 32) < thr[w]
+                       for j, w in enumerate(ids.tolist())])
+    assert np.array_equal(flags, expect)
+    assert not flags[ids < 0].any()
+    p = keep_probabilities(cc.KEEP_COUNTS, cc.KEEP_SAMPLE)
+    for w in range(cc.KEEP_COUNTS.size):
+        sel = ids == w
+        n = int(sel.sum())
+        rate = flags[sel].mean()
+        assert abs(rate - p[w]) <= 4 * np.sqrt(p[w] * (1 - p[w]) / n) + 1e-9, (w, rate, p[w])
+    assert p.min() < 0.5   # the test set really subsamples
+
+
+# --------------------------------------------------------------------------- training runs
+def _objective(syn0, syn1neg, corpus_ids, window, negative, noise_p, seed=0):
+    """Mean negative-sampling loss over every (centre, context) pair, with fixed negatives."""
+    rng = np.random.default_rng(seed)
+    total, n = 0.0, 0
+    for sent in corpus_ids:
+        for i, c in enumerate(sent):
+            for j in range(max(0, i - window), min(len(sent), i + window + 1)):
+                if j == i:
+                    continue
+                x = syn0[sent[j]].astype(np.float64)
+                negs = rng.choice(len(noise_p), negative, p=noise_p)
+                total += np.logaddexp(0, -x @ syn1neg[c]) + np.logaddexp(0, syn1neg[negs] @ x).sum()
+                n += 1
+    return total / n
+
+
+@needs_numba_cuda
+def test_short_training_run_improves_like_cpu(sim, tmp_path):
+    from w2v.model import Word2Vec
+
+    loss = sim["train/epoch_loss"]
+    examples, kept, words, n_words = sim["train/counts"]
+    epochs = cc.TRAIN_SETTINGS["epochs"]
+    assert words == kept == epochs * n_words            # sample=0: every token trained every epoch
+    assert examples > 0 and np.all(np.isfinite(loss))
+    assert loss[-1] < loss[0] - 0.2                      # the epoch loss goes down
+    info = json.loads(str(sim["train/info"]))
+    assert info["device"] == "cuda-simulator" and info["resident"]
+    log = str(sim["train/log"])
+    assert "epoch 1: mean loss" in log and f"epoch {epochs}: mean loss" in log
+
+    # the same run on the CPU: both lower a fixed objective well below its starting value, similarly
+    corpus = cc.write_train_corpus(tmp_path / "clusters.txt")
+    cpu = Word2Vec(**dict(cc.TRAIN_SETTINGS, device="cpu"))
+    cpu.build_vocab(str(corpus))
+    assert list(cpu.vocab.words) == sim["train/words"].tolist()
+    init0, init1 = cpu.syn0.copy(), cpu.syn1neg.copy()
+    cpu.train()
+    w2i = {w: i for i, w in enumerate(cpu.vocab.words)}
+    sents = [[w2i[w] for w in line.split()] for line in corpus.read_text().splitlines()]
+    p = cpu.vocab.counts ** 0.75 / np.sum(cpu.vocab.counts ** 0.75)
+    kw = dict(window=cc.TRAIN_SETTINGS["window"], negative=cc.TRAIN_SETTINGS["negative"], noise_p=p)
+    before = _objective(init0, init1, sents, **kw)
+    after_cpu = _objective(cpu.syn0, cpu.syn1neg, sents, **kw)
+    after_gpu = _objective(sim["train/syn0"], sim["train/syn1neg"], sents, **kw)
+    cpu.close()
+    assert before == pytest.approx((1 + kw["negative"]) * np.log(2), rel=1e-3)
+    assert after_gpu < before - 0.4, (before, after_gpu)
+    assert abs(after_gpu - after_cpu) < 0.5 * (before - after_cpu), (before, after_cpu, after_gpu)
+
+
+@needs_numba_cuda
+def test_streamed_batches_equal_resident_corpus(sim):
+    """Batches streamed through two device buffers train exactly as the resident corpus."""
+    res_info, str_info = sim["resident/info"], sim["streamed/info"]
+    assert res_info[0] == 1 and str_info[0] == 0 and res_info[1] == str_info[1] > 1
+    np.testing.assert_array_equal(sim["resident/syn0"], sim["streamed/syn0"])
+    np.testing.assert_array_equal(sim["resident/syn1neg"], sim["streamed/syn1neg"])
+    np.testing.assert_array_equal(sim["resident/epoch_loss"], sim["streamed/epoch_loss"])
+
+
+@needs_numba_cuda
+def test_epoch_by_epoch_run_equals_one_call(sim):
+    """With a checkpoint hook the epochs run one call each, on the same global positions and schedule."""
+    assert sim["by-epoch/calls"].tolist() == [[0, 1], [1, 2]]
+    np.testing.assert_array_equal(sim["whole/syn0"], sim["by-epoch/syn0"])
+    np.testing.assert_allclose(sim["whole/epoch_loss"], sim["by-epoch/epoch_loss"], rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- host side (no simulator)
+def test_counter_rng_is_the_splitmix64_stream():
+    r = ref.SplitMix64(12345)
+    assert [r.next() for _ in range(5)] == [splitmix_output(12345, n) for n in range(1, 6)]
+    ka, sa = derive_seeds(1)
+    assert ka != sa and derive_seeds(1) == (ka, sa) and derive_seeds(2) != (ka, sa)
+    assert keep_draw(ka, 10) == splitmix_output(ka, 11)
+    assert segment_state(sa, 0) == splitmix_output(sa, 1)
+
+
+def _check_segments(ids, seg_max, msl):
+    starts, lens = make_segments(ids, seg_max, msl)
+    covered = np.zeros(ids.size, np.int64)
+    for a, n in zip(starts, lens):
+        assert 0 < n <= seg_max
+        assert ids[a] >= 0                              # never starts on a sentence end
+        covered[a:a + n] += 1
+        run = 0
+        for w in ids[a:a + n]:
+            run = 0 if w < 0 else run + 1
+            assert run <= msl
+    assert np.all(covered[ids >= 0] == 1)               # every word in exactly one segment
+    return starts, lens
+
+
+def test_make_segments_packs_sentences_and_splits_long_ones():
+    rng = np.random.default_rng(0)
+    pieces = []
+    for n in rng.integers(1, 40, 300):
+        pieces.append(rng.integers(0, 50, n))
+        pieces.append([-1])
+    pieces.append(rng.integers(0, 50, 500))            # one long sentence, no trailing end
+    ids = np.concatenate(pieces).astype(np.int32)
+    starts, lens = _check_segments(ids, 64, 10_000)
+    # short sentences are packed and not cut: a segment ends at a sentence end (or at the limit)
+    ends = starts + lens
+    for e, n in zip(ends[:-1], lens[:-1]):
+        assert e == ids.size or ids[e] < 0 or n == 64
+    assert lens.mean() > 40
+    _check_segments(ids, 64, 7)                         # max_sentence_length splits
+    _check_segments(np.array([-1, -1, 3, -1, -1], np.int32), 4, 100)
+    s, n = make_segments(np.array([-1, -1], np.int32), 8, 8)
+    assert s.size == 0 and n.size == 0
+
+
+def test_plan_kernel_fits_shared_memory():
+    from w2v.cuda.train import STATIC_SHARED_LIMIT, plan_kernel, shared_bytes
+    from w2v.settings import Settings
+
+    kmax, seg, threads = plan_kernel(Settings(dim=100, window=5, negative=5, threads=1), 1, threads=128)
+    assert (kmax, seg, threads) == (6, 1024, 128)
+    assert shared_bytes(100, 5, True, True, 6, 1024, 128) < STATIC_SHARED_LIMIT
+    assert plan_kernel(Settings(dim=300, window=10, negative=5, threads=1), 1, threads=256)[1] == 1024
+    _, seg, _ = plan_kernel(Settings(dim=300, window=12, negative=5, threads=1), 1, threads=256)
+    assert 128 <= seg < 1024 and shared_bytes(300, 12, True, True, 6, seg, 256) <= STATIC_SHARED_LIMIT
+    with pytest.raises(ParameterError, match="shared memory"):
+        plan_kernel(Settings(dim=600, window=10, threads=1), 1, threads=256)
+
+
+def test_settings_device_validated():
+    from w2v.settings import Settings
+
+    assert Settings(threads=1).device == "cpu"
+    assert Settings(threads=1, device="cuda").device == "cuda"
+    with pytest.raises(ParameterError, match="device"):
+        Settings(threads=1, device="gpu")
+
+
+def test_cuda_without_gpu_or_numba_cuda_is_a_one_line_error(monkeypatch, small_corpus):
+    import w2v.cuda as wc
+    from w2v.model import Word2Vec
+
+    wc.cuda_status.cache_clear()
+    try:
+        reason = wc.cuda_status()
+        if reason is None:
+            pytest.skip("a usable CUDA device (or the simulator) is present")
+        with pytest.raises(DeviceError) as info:
+            Word2Vec(device="cuda", threads=1).train(str(small_corpus))
+        msg = str(info.value)
+        assert "\n" not in msg and msg.startswith("--device cuda is unusable:")
+        assert "GPU" in msg or "numba-cuda" in msg
+
+        def missing():
+            raise ImportError("No module named 'numba.cuda'")
+
+        monkeypatch.setattr(wc, "_import_cuda", missing)
+        wc.cuda_status.cache_clear()
+        assert "numba-cuda is not installed" in wc.cuda_status()
+        with pytest.raises(DeviceError, match="numba-cuda is not installed"):
+            wc.require_cuda()
+        devs = wc.list_devices()
+        assert devs[0]["kind"] == "cpu" and devs[1]["usable"] is False
+    finally:
+        monkeypatch.undo()
+        wc.cuda_status.cache_clear()
+
+
+def test_cli_device_option_and_devices_command(tmp_path, small_corpus):
+    import w2v.cuda as wc
+    from cli.main import main
+
+    runner = CliRunner()
+    out = runner.invoke(main, ["devices"])
+    assert out.exit_code == 0 and out.output.startswith("cpu")
+    out = runner.invoke(main, ["devices", "--json"])
+    listed = json.loads(out.output)
+    assert listed[0]["kind"] == "cpu" and any(d["kind"] == "cuda" for d in listed)
+    if wc.cuda_status() is not None:
+        out = runner.invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--device", "cuda",
+                                   "-q"])
+        assert out.exit_code == 1
+        lines = [l for l in out.output.splitlines() if l.strip()]
+        assert len(lines) == 1 and lines[0].startswith("Error: --device cuda is unusable")
+    out = runner.invoke(main, ["train", "--device", "tpu"])
+    assert out.exit_code == 2
+
+
+def test_kernels_compile_for_a_real_gpu(monkeypatch):
+    """Type-check and compile the kernels to PTX for sm_90 (needs numba-cuda's compiler, NVVM; no GPU).
+
+    The simulator runs the kernels as Python: this catches what only the real
+    compiler sees (types, constant shared-memory shapes).
+    """
+    if NO_CUDA is not None:
+        pytest.skip(NO_CUDA)
+    from numba import cuda
+    from numba import types as T
+    try:
+        from numba.cuda.cudadrv import nvvm
+        available = nvvm.is_available()
+    except Exception:  # pragma: no cover
+        available = False
+    if getattr(cuda, "implementation", "") != "NVIDIA" or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        pytest.skip("compiling without a GPU needs the numba-cuda package (pip install 'numba-cuda[cu12]')")
+    if not available:
+        pytest.skip("NVVM (the CUDA compiler library) is not installed: pip install 'numba-cuda[cu12]'")
+    import numba.cuda.dispatcher as disp
+
+    class _Dev:  # device functions are compiled for "the current device": say sm_90 without a GPU
+        compute_capability = (9, 0)
+
+    monkeypatch.setattr(disp, "get_current_device", lambda: _Dev(), raising=False)
+    from w2v.cuda.kernels import get_train_kernel, keep_kernel, sample_noise_kernel
+
+    a1, a2 = (lambda t: T.Array(t, 1, "C")), (lambda t: T.Array(t, 2, "C"))
+    sig = (a1(T.int32), a1(T.int64), a1(T.int32), T.int64, T.int64, T.int64, a2(T.float32), a2(T.float32),
+           a2(T.float32), a1(T.int64), a1(T.int64), a1(T.int32), a2(T.int8), a2(T.int32), a1(T.int32),
+           T.float64, T.float64, T.uint64, T.uint64, a1(T.float64))
+    kern = get_train_kernel(100, 5, 5, True, True, True, True, 30, 1024, 128, True)
+    ptx, _ = cuda.compile_ptx(kern.py_func, sig, cc=(9, 0), fastmath=True)
+    assert "bar.sync" in ptx and "atom.global.add.f32" in ptx
+    cuda.compile_ptx(sample_noise_kernel.py_func, (T.int64, T.uint64, a1(T.int64), a1(T.int32), a1(T.int64)),
+                     cc=(9, 0))
+    cuda.compile_ptx(keep_kernel.py_func, (a1(T.int32), T.int64, T.uint64, a1(T.int64), a1(T.int8)), cc=(9, 0))
