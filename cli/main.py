@@ -13,6 +13,8 @@ def main():
 from .train import train  # noqa: E402
 
 main.add_command(train)
+from .devices import devices  # noqa: E402
+main.add_command(devices)
 
 try:  # commands that use trained vectors (similar, analogy, eval, convert, info)
     from .vectors import register as _register_vector_commands  # noqa: E402

@@ -72,13 +72,34 @@ def _terminate(signum, frame):  # pragma: no cover - exercised by a subprocess t
               help="Longer sentences are split (not truncated).")
 @click.option("--memory-budget", type=int, default=DEFAULT_MEMORY_BUDGET // (1 << 20), show_default=True,
               help="MiB of encoded corpus kept in RAM; beyond it a temporary file is used.")
+@click.option("--resume", type=click.Path(file_okay=False), default=None,
+              help="Continue training the full model (or checkpoint) in this directory on CORPUS "
+                   "(default: the corpus it was trained on); its settings apply unless given here. "
+                   "An unfinished checkpoint runs its remaining epochs.")
+@click.option("--update-vocab", is_flag=True,
+              help="With --resume: add the new words of CORPUS (occurring --min-count times) to the vocabulary.")
+@click.option("--save-model", type=click.Path(file_okay=False), default=None,
+              help="Save the full model (weights, vocabulary, settings) to this directory at the end.")
+@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
+              help="Save the full model to this directory after every epoch (atomically); "
+                   "resume an interrupted run with --resume DIR.")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="Train on the CPU or on an NVIDIA GPU (numba.cuda; install w2v[cuda]). See `w2v devices`.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Train on the Dask cluster of this scheduler (tcp://host:8786); corpus paths must "
+                   "be readable by the workers. Needs w2v[dist].")
+@click.option("--dask-workers", type=int, default=None, metavar="N",
+              help="Train on a local Dask cluster of N worker processes (--threads each, default 1).")
+@click.option("--round-words", type=int, default=None, metavar="N",
+              help="With Dask: tokens each worker trains between two synchronizations [default: 1000000].")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Write timings, throughput and losses as JSON to this file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @one_line_errors
 def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, min_count, max_vocab,
           epochs, alpha, min_alpha, threads, seed, ns_exponent, exact, text_format, lowercase,
-          tokenizer, max_sentence_length, memory_budget, report_json, quiet):
+          tokenizer, max_sentence_length, memory_budget, resume, update_vocab, save_model, checkpoint,
+          report_json, quiet, device="cpu", scheduler=None, dask_workers=None, round_words=None):
     """Train word vectors on CORPUS (files, directories, .gz/.bz2/.xz, or - for stdin).
 
     Without CORPUS, trains on the bundled demo corpus (20 Gutenberg novels)
@@ -86,38 +107,62 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
     """
     from w2v.model import Word2Vec
 
-    demo = not corpus
+    from . import resume as full
+    demo = not corpus and not resume
     if demo:
         if not BUNDLED_CORPUS.exists():
             raise CorpusError(f"bundled corpus not found ({BUNDLED_CORPUS}); pass a corpus path")
         corpus = (str(BUNDLED_CORPUS),)
         if tokenizer is None:
             tokenizer = "simple"
-    tokenizer = tokenizer or "whitespace"
+    if update_vocab and not resume:
+        raise click.UsageError("--update-vocab needs --resume")
+    if device == "cuda":   # one-line error before reading the corpus
+        from w2v.cuda import require_cuda
+        require_cuda()
     check_writable(output)
     if report_json:
         check_writable(report_json)
-    old_handler = signal.signal(signal.SIGTERM, _terminate)
+    for option, path in (("--save-model", save_model), ("--checkpoint", checkpoint)):
+        if path:
+            full.check_model_dir(path, option)
     t0 = time.perf_counter()
-    m = Word2Vec(model=model, cbow_mean=cbow_mean, dim=dim, window=window, negative=negative, hs=hs,
-                 sample=sample, min_count=min_count, max_vocab_size=max_vocab, epochs=epochs,
-                 alpha=alpha, min_alpha=min_alpha, threads=threads or available_cores(), seed=seed,
-                 ns_exponent=ns_exponent, exact=exact, max_sentence_length=max_sentence_length,
-                 tokenizer=tokenizer, lowercase=lowercase, memory_budget=memory_budget << 20)
+    if resume:
+        m = full.load_for_resume(resume, full.explicit_settings(click.get_current_context(), locals()))
+        corpus = corpus or full.resume_corpus(m, resume)
+        if not quiet:
+            click.echo(full.describe(m), err=True)
+    else:
+        m = Word2Vec(model=model, cbow_mean=cbow_mean, dim=dim, window=window, negative=negative, hs=hs,
+                     sample=sample, min_count=min_count, max_vocab_size=max_vocab, epochs=epochs,
+                     alpha=alpha, min_alpha=min_alpha, threads=threads or available_cores(), seed=seed,
+                     ns_exponent=ns_exponent, exact=exact, max_sentence_length=max_sentence_length,
+                     tokenizer=tokenizer or "whitespace", lowercase=lowercase,
+                     memory_budget=memory_budget << 20, device=device)
+    hook = full.checkpoint_hook(m, checkpoint, quiet) if checkpoint else None
+    old_handler = signal.signal(signal.SIGTERM, _terminate)
     try:
-        m.build_vocab(list(corpus), quiet=quiet)
-        m.train(quiet=quiet)
+        if scheduler or dask_workers is not None:
+            from .dask_train import train_on_dask
+            train_on_dask(m, corpus, scheduler, dask_workers, round_words, threads, quiet, hook, update_vocab)
+        elif resume and not update_vocab:
+            m.train(list(corpus), quiet=quiet, on_epoch_end=hook)   # the model's vocabulary as it is
+        else:
+            m.build_vocab(list(corpus), quiet=quiet, update=update_vocab)
+            m.train(quiet=quiet, on_epoch_end=hook)
         t_save = time.perf_counter()
         m.save_word2vec(output, binary=not text_format)
+        if save_model:
+            m.save(save_model)
         save_seconds = time.perf_counter() - t_save
     finally:
         m.close()
         signal.signal(signal.SIGTERM, old_handler)
     total = time.perf_counter() - t0
     tr = m.last_train
-    words_per_sec = m.corpus_tokens * epochs / tr["seconds"] if tr["seconds"] > 0 else float("nan")
+    words_per_sec = m.corpus_tokens * len(tr["epoch_loss"]) / tr["seconds"] if tr["seconds"] > 0 else float("nan")
     if not quiet:
-        click.echo(f"wrote {len(m.vocab):,} x {dim} vectors to {output} "
+        click.echo(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {output} "
                    f"({'text' if text_format else 'binary'}); training {tr['seconds']:.1f}s "
                    f"({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s", err=True)
     if report_json:

@@ -6,15 +6,25 @@ import tempfile
 from .errors import OutputError
 
 
+def umask_mode(mode=0o666):
+    """``mode`` filtered by the process umask (what ``open()`` would have given)."""
+    old = os.umask(0)
+    os.umask(old)
+    return mode & ~old
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="wb"):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
 
     On any exception (``KeyboardInterrupt`` included) the temporary file is
     removed and ``path`` is left as it was: readers see the old file or the
-    complete new one, never a truncated file.
+    complete new one, never a truncated file.  ``OSError`` becomes
+    :class:`OutputError` naming the path.
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise OutputError(f"cannot write {path}: it is a directory")
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
@@ -25,10 +35,13 @@ def atomic_write(path, mode="wb"):
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, umask_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
 
 

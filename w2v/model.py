@@ -6,9 +6,9 @@ import numpy as np
 
 from .corpus import encode_corpus, scan_corpus
 from .errors import VocabularyError
-from .sampling import HuffmanTree, alias_table, keep_thresholds
+from .sampling import alias_table, keep_thresholds
 from .settings import Settings
-from .train import Progress, Tables, seed_states, train_epochs
+from .train import Progress, Tables
 from .vocab import build_vocab
 
 
@@ -44,9 +44,11 @@ class Word2Vec:
         self.last_train = None
         self._encoded = None
         self._wv = None
+        self.run_state = None       # the latest run: epochs, epochs_done, corpus (see w2v.persist)
+        self._rng_states = None
 
     # ------------------------------------------------------------------ vocabulary
-    def build_vocab(self, corpus, quiet=True, progress_stream=None):
+    def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False):
         """Read the corpus once: count, build the vocabulary and tables, encode the ids.
 
         Parameters
@@ -55,12 +57,21 @@ class Word2Vec:
             Files, directories or ``"-"`` (stdin).
         quiet : bool
             No progress on stderr.
+        update : bool
+            Online update (as gensim's): keep the vocabulary, ids and weights,
+            add the corpus' new words (``min_count`` applies to their counts
+            in ``corpus``) with fresh vectors, add the corpus' counts, rebuild
+            the sampling tables and Huffman tree; see
+            :func:`w2v.persist.update_vocab`.  Without it the model is reset.
 
         Returns
         -------
         Word2Vec
             ``self``.
         """
+        if update:
+            from .persist import update_vocab
+            return update_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
         s = self.settings
         t0 = time.perf_counter()
         reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
@@ -88,6 +99,8 @@ class Word2Vec:
         self.vocab = vocab
         self._make_tables()
         self._init_weights()
+        from .persist import corpus_files
+        self.run_state, self._rng_states, self._corpus_files = None, None, corpus_files(scanned)
         self.timings["vocab_seconds"] = time.perf_counter() - t0
         if not quiet:
             reporter.message(
@@ -106,7 +119,8 @@ class Word2Vec:
         else:
             nthr, nalias = np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32)
         if s.hs:
-            self.huffman = HuffmanTree.from_counts(counts)
+            from .persist import huffman_tree   # counts are unsorted after an online update
+            self.huffman = huffman_tree(counts)
             codes, points, lengths = self.huffman.codes, self.huffman.points, self.huffman.lengths
         else:
             self.huffman = None
@@ -124,16 +138,40 @@ class Word2Vec:
         self._wv = None
 
     # ------------------------------------------------------------------ training
-    def train(self, corpus=None, quiet=True, progress_stream=None):
+    def train(self, corpus=None, quiet=True, progress_stream=None, on_epoch_end=None, client=None,
+              **dist_options):
         """Train for ``settings.epochs`` epochs.
+
+        The learning rate decays from ``alpha`` to ``min_alpha`` over the
+        epochs of this call (a trained or loaded model trained again starts a
+        new schedule, as gensim does), except that a model holding an
+        unfinished run (a checkpoint, see :meth:`save`) continues it: the
+        remaining epochs run with the original schedule when the corpus is
+        the same (same encoded length).
 
         Parameters
         ----------
         corpus : str or list of str, optional
-            If given (or if no vocabulary was built yet), :meth:`build_vocab`
-            runs on it first.
+            On a model without a vocabulary, :meth:`build_vocab` runs on it
+            first.  On a model that has one (trained, or loaded with
+            :meth:`load`), the corpus is encoded with that vocabulary as it is:
+            unknown words are skipped, weights are kept, nothing is reset.  To
+            add new words, call ``build_vocab(corpus, update=True)`` and then
+            ``train()`` without a corpus.  Without ``corpus``, train on the
+            corpus of the last ``build_vocab``/``train``.
         quiet : bool
             No progress on stderr.
+        on_epoch_end : callable, optional
+            ``on_epoch_end(epoch)`` is called after every job of each epoch
+            has finished (0-based epoch of the run; ``self.run_state
+            ["epochs_done"]`` is ``epoch + 1``), e.g.
+            ``on_epoch_end=lambda e: m.save("ckpt")`` for checkpoints.  The
+            epochs then run one by one with the same learning-rate schedule.
+        client : distributed.Client, optional
+            Train on this Dask cluster instead (needs ``corpus``, readable by
+            the workers); see :func:`w2v.distributed.train_distributed`, which
+            receives ``dist_options`` (``round_words``, ``merge``...);
+            ``on_epoch_end`` works the same way there.
 
         Returns
         -------
@@ -141,7 +179,19 @@ class Word2Vec:
             ``self``.  ``self.last_train`` holds the per-epoch loss, counts
             and timings.
         """
-        if corpus is not None:
+        if client is not None:
+            from .distributed import train_distributed
+            return train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,
+                                     on_epoch_end=on_epoch_end, **dist_options)
+        if dist_options:
+            raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
+        if self.settings.device == "cuda":   # fail before reading the corpus
+            from .cuda import require_cuda
+            require_cuda()
+        if corpus is not None and self.vocab is not None:
+            from .persist import encode_with_vocab
+            encode_with_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
+        elif corpus is not None:
             self.build_vocab(corpus, quiet=quiet, progress_stream=progress_stream)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
@@ -149,9 +199,11 @@ class Word2Vec:
         progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet)
         stop = threading.Event()
         try:
-            result = train_epochs(self._encoded, self.syn0, self.syn1neg, self.syn1, self.tables, s,
-                                  progress=progress, stop_event=stop,
-                                  rng_states=seed_states(s.seed, s.threads))
+            if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
+                from .cuda.train import run_epochs_cuda as run_epochs
+            else:
+                from .persist import run_epochs
+            result = run_epochs(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
         except KeyboardInterrupt:
             stop.set()
             raise
@@ -176,6 +228,30 @@ class Word2Vec:
         """Write the vectors in word2vec.c's binary (default) or text format, atomically."""
         from .formats import save_word2vec_format
         save_word2vec_format(self.wv, path, binary=binary)
+
+    def save(self, path):
+        """Save the full model (to train it further) in the directory ``path``, atomically.
+
+        Input and output weights, vocabulary with counts, Huffman tree,
+        settings and the state of the latest run, as ``.npy`` arrays, a UTF-8
+        ``vocab.tsv`` and JSON headers: no pickle.  The directory is also a
+        native vectors directory, so ``w2v.load(path)`` reads its vectors.
+        See :mod:`w2v.persist`.
+        """
+        from .persist import save_model
+        save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Load a model saved by :meth:`save`; ``train(corpus)`` then continues training.
+
+        Raises
+        ------
+        w2v.errors.FormatError
+            A file is missing, truncated or corrupt (the message names it).
+        """
+        from .persist import load_model
+        return load_model(cls, path)
 
     def close(self):
         """Release the encoded corpus (and its temporary file, if any)."""

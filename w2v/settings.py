@@ -43,6 +43,7 @@ class Settings:
     tokenizer: str = "whitespace"
     lowercase: bool = False
     memory_budget: int = DEFAULT_MEMORY_BUDGET
+    device: str = "cpu"             # "cpu" or "cuda" (numba.cuda kernels, see w2v.cuda)
 
     def __post_init__(self):
         if self.threads is None:
@@ -74,6 +75,7 @@ class Settings:
         need(self.tokenizer in TOKENIZERS, f"tokenizer must be one of {', '.join(TOKENIZERS)}")
         need(self.memory_budget >= 0, "memory_budget must be >= 0")
         need(isinstance(self.seed, int), "seed must be an integer")
+        need(self.device in ("cpu", "cuda"), f"device must be 'cpu' or 'cuda', not {self.device!r}")
 
     def to_dict(self):
         return dataclasses.asdict(self)

@@ -109,7 +109,7 @@ def choose_job_tokens(stream_length, threads):
 
 
 def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, stop_event=None,
-                 rng_states=None, job_tokens=None):
+                 rng_states=None, job_tokens=None, position_offset=0, total_positions=None):
     """Train ``settings.epochs`` epochs over an encoded corpus, updating the weights in place.
 
     Parameters
@@ -154,7 +154,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
 
     def run_job(wid, job):
         epoch, pos, ids = job
-        train_tokens(ids, epoch * length + pos, total, *args, rng_states[wid], stats[wid, epoch])
+        train_tokens(ids, position_offset + epoch * length + pos, total_positions or total, *args,
+                     rng_states[wid], stats[wid, epoch])
         with lock:
             done[0] += ids.size
 

@@ -1,0 +1,93 @@
+"""``w2v train`` helpers for full models: --resume, --save-model, --checkpoint."""
+import os
+
+import click
+from click.core import ParameterSource
+
+from w2v.errors import OutputError, ParameterError
+
+# CLI options named differently from their Settings field (the others have the field's name)
+_RENAMED = {"max_vocab": "max_vocab_size"}
+
+
+def check_model_dir(path, option):
+    """Fail before training if a full model cannot be written to the directory ``path``."""
+    from w2v.formats import _is_native_dir
+
+    target = os.path.abspath(path)
+    parent = os.path.dirname(target)
+    if os.path.lexists(target):
+        if not os.path.isdir(target) or os.path.islink(target):
+            raise OutputError(f"{option} {path}: exists and is not a model directory")
+        if os.listdir(target) and not _is_native_dir(target):
+            raise OutputError(f"{option} {path}: refusing to replace a directory that is not a w2v model")
+    if not os.path.isdir(parent):
+        raise OutputError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {path}: directory {parent} is not writable")
+
+
+def explicit_settings(ctx, values):
+    """The settings given explicitly on the command line (not defaults), as Settings fields."""
+    import dataclasses
+
+    from w2v.settings import Settings
+
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    out = {}
+    for opt in ctx.params:
+        field = _RENAMED.get(opt, opt)
+        if field not in fields or opt not in values:
+            continue
+        if ctx.get_parameter_source(opt) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            value = values[opt]
+            if opt == "memory_budget":
+                value = value << 20
+            if value is not None:
+                out[field] = value
+    return out
+
+
+def load_for_resume(path, overrides):
+    """Load the full model at ``path`` and apply the explicitly given settings."""
+    from w2v.model import Word2Vec
+    from w2v.persist import update_settings
+
+    if not os.path.exists(path):
+        raise click.ClickException(f"--resume {path}: no such directory")
+    m = Word2Vec.load(path)
+    try:
+        update_settings(m, **overrides)
+    except ParameterError as exc:
+        raise ParameterError(f"--resume {path}: {exc}") from None
+    return m
+
+
+def resume_corpus(model, path):
+    """The corpus recorded in a saved model (for ``--resume`` without CORPUS)."""
+    state = model.run_state or {}
+    files = state.get("corpus_files")
+    if not files or "-" in files:
+        raise click.UsageError(f"--resume {path}: the model records no re-readable corpus; pass CORPUS")
+    return tuple(files)
+
+
+def describe(model):
+    """One line on the state of a loaded model, for the progress output."""
+    state = model.run_state
+    if not state:
+        return f"resuming a model of {len(model.vocab):,} words"
+    done, total = state["epochs_done"], state["epochs"]
+    if 0 < done < total:
+        return (f"resuming a run stopped after epoch {done} of {total}: "
+                f"epochs {done + 1}..{model.settings.epochs} follow (if the corpus is the same)")
+    return f"resuming a model trained for {done} epochs: a new run of {model.settings.epochs} epochs"
+
+
+def checkpoint_hook(model, path, quiet):
+    """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
+    def hook(epoch):
+        model.save(path)
+        if not quiet:
+            click.echo(f"checkpoint: epoch {epoch + 1} saved to {path}", err=True)
+    return hook

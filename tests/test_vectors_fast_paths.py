@@ -1,0 +1,131 @@
+"""The fast paths of KeyedVectors on large vocabularies give the exact answers.
+
+Filtered top-k, chunked batch queries, scan lookups before the word index
+exists, blocked norms: each is checked against the plain computation (and
+gensim where it applies) on vocabularies above the thresholds that enable them.
+"""
+import numpy as np
+import pytest
+
+import w2v.vectors as V
+from w2v.errors import FormatError
+from w2v.formats import load, save_native
+from w2v.vectors import KeyedVectors
+
+
+def exact_bottom(neg, k):
+    part = np.argpartition(neg, k)[:k]
+    return part.take(np.argsort(neg.take(part)))
+
+
+@pytest.fixture(scope="module")
+def big():
+    rng = np.random.default_rng(7)
+    n, dim = 120_000, 16
+    vecs = rng.standard_normal((n, dim), dtype=np.float32)
+    vecs *= rng.uniform(0.5, 2.0, (n, 1)).astype(np.float32)
+    return KeyedVectors([f"w{i}" for i in range(n)], vecs)
+
+
+@pytest.mark.parametrize("k", [1, 11, 60, 500])
+def test_filtered_bottom_k_equals_exact_selection(k):
+    rng = np.random.default_rng(k)
+    neg = rng.standard_normal(200_000).astype(np.float32)
+    assert neg.size >= V._FILTER_MIN
+    got = V._bottom_indices(neg, k)
+    assert np.array_equal(got, exact_bottom(neg, k))
+
+
+def test_filtered_bottom_k_with_nans_ties_and_infinities():
+    rng = np.random.default_rng(1)
+    neg = rng.standard_normal(100_000).astype(np.float32)
+    neg[::3] = np.nan                          # zero vectors give NaN scores: never selected first
+    neg[5] = -np.inf
+    got = V._bottom_indices(neg, 20)
+    ref = exact_bottom(neg, 20)
+    assert got[0] == 5 and np.array_equal(neg[got], neg[ref])
+    ties = np.round(rng.standard_normal(100_000), 1).astype(np.float32)   # many exact ties
+    got, ref = V._bottom_indices(ties, 15), exact_bottom(ties, 15)
+    assert np.array_equal(ties[got], ties[ref])                          # same values, ties in any order
+    nan_mostly = np.full(100_000, np.nan, np.float32)
+    nan_mostly[[3, 9]] = [0.5, -0.5]
+    got = V._bottom_indices(nan_mostly, 5)                               # fewer finite values than k
+    assert got[:2].tolist() == [9, 3] and len(got) == 5
+
+
+def test_most_similar_on_a_large_vocabulary_matches_gensim(big):
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    g = gensim_kv.KeyedVectors(big.vector_size)
+    g.add_vectors(big.index_to_key, big.vectors)
+    for query in [dict(positive=["w1"]), dict(positive=["w10", "w20"], negative=["w30"], topn=25),
+                  dict(positive=["w7"], restrict_vocab=90_000)]:
+        ours, theirs = big.most_similar(**query), g.most_similar(**query)
+        assert [w for w, _ in ours] == [w for w, _ in theirs]
+        np.testing.assert_array_equal([s for _, s in ours], [np.float32(s) for _, s in theirs])
+
+
+def test_chunked_batch_equals_single_queries(big, monkeypatch):
+    monkeypatch.setattr(V, "_BATCH_QUERIES", 16)        # several query blocks and vocabulary chunks
+    monkeypatch.setattr(V, "_BLOCK_ELEMENTS", 1 << 19)
+    words = [f"w{i}" for i in range(0, 4000, 97)] + [big["w3"] * 0.5]
+    assert V._BLOCK_ELEMENTS // len(big) < V._BATCH_QUERIES < len(words)
+    batch = big.most_similar_batch(words, topn=7)
+    assert len(batch) == len(words)
+    for w, res in zip(words, batch):
+        single = big.most_similar(w if isinstance(w, str) else [w], topn=7)
+        assert [x for x, _ in res] == [x for x, _ in single]
+        np.testing.assert_allclose([s for _, s in res], [s for _, s in single], atol=1e-6)
+    assert batch[-1][0][0] == "w3"                        # a vector query excludes nothing
+    restricted = big.most_similar_batch(words[:20], topn=4, restrict_vocab=70_000)
+    for w, res in zip(words[:20], restricted):
+        assert [x for x, _ in res] == [x for x, _ in big.most_similar(w, topn=4, restrict_vocab=70_000)]
+
+
+def test_chunked_batch_with_zero_vectors():
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((100_000, 8), dtype=np.float32)
+    vecs[::2] = 0.0                                        # half the scores are NaN
+    kv = KeyedVectors([f"w{i}" for i in range(len(vecs))], vecs)
+    words = [f"w{i}" for i in range(1, 200, 2)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        batch = kv.most_similar_batch(words, topn=5)
+        for w, res in zip(words[:10], batch):
+            assert [x for x, _ in res] == [x for x, _ in kv.most_similar(w, topn=5)]
+
+
+def test_norms_are_numpy_norms_bit_for_bit(big):
+    big.fill_norms(force=True)
+    assert np.array_equal(big.norms, np.linalg.norm(big.vectors, axis=1))
+    small = KeyedVectors(["a", "b", "c"], np.array([[3, 4], [0, 0], [1, 1]], np.float32))
+    assert np.array_equal(small.norms, np.linalg.norm(small.vectors, axis=1))
+
+
+def test_native_load_answers_queries_before_building_the_index(big, tmp_path):
+    save_native(big, tmp_path / "m")
+    kv = load(tmp_path / "m")
+    assert kv._key_to_index is None
+    assert kv.get_index("w99") == 99 and kv.most_similar("w5", topn=3) == big.most_similar("w5", topn=3)
+    assert kv._key_to_index is None                      # one-off queries scan, no index built
+    with pytest.raises(KeyError):
+        kv.get_index("nope")
+    for i in range(V._SCAN_LOOKUPS + 1):
+        assert kv.get_index(f"w{1000 + i}") == 1000 + i
+    assert kv._key_to_index is not None and kv.get_index("w7") == 7
+
+    # duplicates in a corrupt vocab.tsv are still reported once the index is built
+    lines = (tmp_path / "m" / "vocab.tsv").read_text().splitlines(True)
+    (tmp_path / "m" / "vocab.tsv").write_text("".join(lines[:-1] + lines[:1]))
+    dup = load(tmp_path / "m")
+    with pytest.raises(FormatError, match="duplicate"):
+        "w1" in dup
+
+
+def test_native_vocab_counts_parse_fast_path_and_errors(tmp_path):
+    kv = KeyedVectors(["a", "b", "c"], np.ones((3, 2), np.float32), counts=[7, 2**62, 0])
+    save_native(kv, tmp_path / "m")
+    assert load(tmp_path / "m").counts.tolist() == [7, 2**62, 0]
+    vocab = tmp_path / "m" / "vocab.tsv"
+    for bad in ("a\t7\nb\t99999999999999999999\nc\t0\n", "a\t7\nb\t1.5\nc\t0\n", "a\t7\nb\t\nc\t0\n"):
+        vocab.write_text(bad)
+        with pytest.raises(FormatError, match="vocab.tsv"):
+            load(tmp_path / "m")

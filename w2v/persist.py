@@ -1,0 +1,591 @@
+"""Full models: save and load every training array, online vocabulary updates, resumable runs.
+
+A saved model is a directory that is a superset of the native vectors format
+(:func:`w2v.formats.save_native`), so ``w2v.load(dir)`` (and every ``w2v``
+command that takes a MODEL) reads its input vectors as is::
+
+    meta.json             native header ("format": "w2v-native"), vocabulary size, dim
+    vectors.npy           syn0, the input vectors (float32, V x dim)
+    vocab.tsv             word<TAB>count per line, in row order (UTF-8)
+    model.json            {"format": "w2v-model", "version": 1, "settings": {...},
+                           "vocab_size", "dim", "arrays": {...}, "training": {...}}
+    syn1neg.npy           negative-sampling output vectors (float32, V x dim; 1 x dim if negative=0)
+    syn1.npy              hierarchical-softmax inner-node vectors (float32, V-1 x dim; 1 x dim if no hs)
+    huffman_codes.npy     (hs only) int8 (V x L): branch taken at each inner node from the root
+    huffman_points.npy    (hs only) int32 (V x L): inner nodes (rows of syn1) on the path
+    huffman_lengths.npy   (hs only) int32 (V,): code lengths
+    rng_state.npy         uint64 (threads x 1): the workers' random states, for exact resumption
+
+Every array is a plain ``.npy`` file read back with ``allow_pickle=False``;
+nothing is pickled.  The directory is written into a temporary directory next
+to the target and renamed into place (an existing model there is replaced),
+so a reader (or a resumed run) sees the previous model or the new one, never
+a mix.  ``model.json`` is written last.
+
+``training`` in ``model.json`` records the latest run: ``epochs`` planned,
+``epochs_done``, and the length of the encoded corpus (``corpus_length``) with
+the corpus files.  A checkpoint written after epoch ``k`` of ``E`` has
+``epochs_done = k``; training it again on the same corpus runs the remaining
+epochs with the original learning-rate schedule (and, with the saved random
+states and ``threads=1``, gives bit-for-bit the vectors of an uninterrupted
+run).
+"""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import logging
+import os
+import re
+import time
+import warnings
+
+import numpy as np
+
+from .corpus import encode_corpus, scan_corpus
+from .errors import FormatError, VocabularyError
+from .sampling import HuffmanTree
+from .train import Progress, seed_states, train_epochs
+from .vocab import Vocab
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model", "update_vocab",
+           "encode_with_vocab", "run_epochs", "huffman_tree", "ResumeWarning"]
+
+MODEL_FORMAT = "w2v-model"
+MODEL_VERSION = 1
+MODEL_FILE = "model.json"
+
+
+class ResumeWarning(UserWarning):
+    """An unfinished run cannot be continued (another corpus): a new run starts instead."""
+
+
+# --------------------------------------------------------------------------- Huffman tree
+def huffman_tree(counts):
+    """Huffman tree of counts in any order (after an online update the vocabulary is not sorted).
+
+    Words are ranked by descending count (ties by id) and coded with
+    word2vec.c's construction; each word keeps its id.  For counts already
+    in descending order this is exactly :meth:`HuffmanTree.from_counts`.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.size < 2 or not np.any(np.diff(counts) > 0):
+        return HuffmanTree.from_counts(counts)
+    order = np.argsort(-counts, kind="stable")
+    tree = HuffmanTree.from_counts(counts[order])
+    codes = np.empty_like(tree.codes)
+    points = np.empty_like(tree.points)
+    lengths = np.empty_like(tree.lengths)
+    codes[order] = tree.codes
+    points[order] = tree.points
+    lengths[order] = tree.lengths
+    return HuffmanTree(codes, points, lengths)
+
+
+# --------------------------------------------------------------------------- corpus with a vocabulary
+def _scan(model, corpus, quiet, progress_stream):
+    s = model.settings
+    t0 = time.perf_counter()
+    reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
+    last = [t0]
+
+    def scan_progress(chars, tokens):
+        now = time.perf_counter()
+        if not quiet and now - last[0] >= reporter.interval:
+            last[0] = now
+            rate = tokens / max(now - t0, 1e-9)
+            reporter.message(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
+
+    scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
+                          memory_budget=s.memory_budget, progress=scan_progress)
+    return scanned, reporter, t0
+
+
+def corpus_files(scanned):
+    """The inputs of a scanned corpus as absolute paths (recorded in checkpoints)."""
+    return [f if f == "-" else os.path.abspath(f) for f in scanned.files]
+
+
+def _set_corpus(model, scanned, encoded):
+    if model._encoded is not None:
+        model._encoded.close()
+    model._encoded = encoded
+    model.corpus_tokens = scanned.n_tokens
+    model._corpus_files = corpus_files(scanned)
+
+
+def encode_with_vocab(model, corpus, quiet=True, progress_stream=None):
+    """Read ``corpus`` and encode it with the model's vocabulary as it is.
+
+    Unknown words are dropped; the vocabulary, its counts, the tables and
+    the weights do not change.  This is what ``train(corpus)`` does on a
+    model that already has a vocabulary.
+
+    Raises
+    ------
+    VocabularyError
+        No word of the corpus is in the vocabulary.
+    """
+    if model.vocab is None:
+        raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
+    scanned, reporter, t0 = _scan(model, corpus, quiet, progress_stream)
+    index = model.vocab.index
+    remap = np.fromiter((index.get(w, -2) for w in scanned.words), dtype=np.int32, count=len(scanned.words))
+    if not np.any(remap >= 0):
+        scanned.stream.close()
+        raise VocabularyError("no word of the corpus is in the model's vocabulary "
+                              "(use build_vocab(corpus, update=True) to add new words)")
+    encoded = encode_corpus(scanned, remap, len(model.vocab))
+    _set_corpus(model, scanned, encoded)
+    model.timings["vocab_seconds"] = time.perf_counter() - t0
+    if not quiet:
+        reporter.message(f"corpus: {encoded.n_words:,} of {scanned.n_tokens:,} tokens in the model's "
+                         f"vocabulary of {len(model.vocab):,} words")
+    return model
+
+
+def update_vocab(model, corpus, quiet=True, progress_stream=None):
+    """Online vocabulary update (``build_vocab(corpus, update=True)``), as gensim's.
+
+    * existing words keep their ids and rows; their counts grow by their
+      counts in ``corpus``;
+    * words of ``corpus`` not in the vocabulary that occur at least
+      ``min_count`` times in it are appended (most frequent first, ties by
+      first occurrence), up to ``max_vocab_size`` words in all;
+    * new input rows are initialised as fresh ones (uniform in
+      ``[-0.5/dim, 0.5/dim)``), new ``syn1neg`` rows are zero;
+    * the subsampling and noise tables are rebuilt from the new counts;
+    * with ``hs`` the Huffman tree is rebuilt from the new counts and
+      ``syn1`` keeps its rows (extended with zero rows to ``V - 1``), as
+      gensim does: an inner node index then names a node of the new tree,
+      which need not be the node that row was trained for.  Rows of the
+      frequent words' upper nodes mostly survive; the rest re-learn quickly.
+    * ``corpus`` is encoded with the merged vocabulary for the next
+      :meth:`~w2v.model.Word2Vec.train`, which starts a new run.
+    """
+    if model.vocab is None:
+        raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
+    s = model.settings
+    scanned, reporter, t0 = _scan(model, corpus, quiet, progress_stream)
+    old = model.vocab
+    v0 = len(old)
+    index = old.index
+    existing = np.fromiter((index.get(w, -1) for w in scanned.words), dtype=np.int64,
+                           count=len(scanned.words))
+    known = existing >= 0
+    counts = old.counts.copy()
+    counts[existing[known]] += scanned.counts[known]      # each word once in scanned.words
+    cand = np.flatnonzero(~known & (scanned.counts >= s.min_count))
+    cand = cand[np.argsort(-scanned.counts[cand], kind="stable")]
+    if s.max_vocab_size is not None:
+        cand = cand[:max(0, s.max_vocab_size - v0)]
+    remap = np.full(len(scanned.words), -2, np.int32)
+    remap[known] = existing[known]
+    remap[cand] = v0 + np.arange(cand.size, dtype=np.int32)
+    if not np.any(remap >= 0):
+        scanned.stream.close()
+        raise VocabularyError(f"no word of the corpus is in the vocabulary or occurs min_count={s.min_count} times")
+    vocab = Vocab(old.words + [scanned.words[i] for i in cand],
+                  np.concatenate([counts, scanned.counts[cand]]))
+    encoded = encode_corpus(scanned, remap, len(vocab))
+    _set_corpus(model, scanned, encoded)
+    model.vocab = vocab
+    _grow_weights(model, v0)
+    model._make_tables()
+    model._wv = None
+    model.run_state = None
+    model.timings["vocab_seconds"] = time.perf_counter() - t0
+    if not quiet:
+        reporter.message(f"vocabulary update: {cand.size:,} new words, {len(vocab):,} in all; "
+                         f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens covered")
+    return model
+
+
+def _grow_weights(model, v0):
+    s = model.settings
+    v = len(model.vocab)
+    n_new = v - v0
+    if n_new <= 0:
+        return
+    dim = s.dim
+    rng = np.random.default_rng([int(s.seed) & 0xFFFFFFFFFFFFFFFF, v0])
+    fresh = (rng.random((n_new, dim), dtype=np.float32) - np.float32(0.5)) / np.float32(dim)
+    model.syn0 = np.concatenate([np.asarray(model.syn0, np.float32), fresh])
+    if s.negative > 0:
+        model.syn1neg = np.concatenate([np.asarray(model.syn1neg, np.float32), np.zeros((n_new, dim), np.float32)])
+    if s.hs:
+        syn1 = np.zeros((max(1, v - 1), dim), np.float32)
+        keep = min(model.syn1.shape[0], syn1.shape[0])
+        syn1[:keep] = model.syn1[:keep]
+        model.syn1 = syn1
+
+
+# --------------------------------------------------------------------------- training runs
+class _Shifted:
+    """Progress proxy for one slice of a run: global epoch numbers and done counts."""
+
+    def __init__(self, inner, done0, epoch0):
+        self._inner = inner
+        self._done0 = done0
+        self._epoch0 = epoch0
+
+    def maybe_report(self, done, loss, examples, epoch, force=False):
+        self._inner.maybe_report(done + self._done0, loss, examples, epoch + self._epoch0, force)
+
+    def message(self, text):
+        m = re.match(r"epoch (\d+):", text)
+        if m:
+            text = f"epoch {int(m.group(1)) + self._epoch0}:" + text[m.end():]
+        self._inner.message(text)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def _merge(results, first):
+    return {
+        "epoch_loss": [l for r in results for l in r["epoch_loss"]],
+        "examples": sum(r["examples"] for r in results),
+        "kept": sum(r["kept"] for r in results),
+        "words": sum(r["words"] for r in results),
+        "seconds": sum(r["seconds"] for r in results),
+        "first_epoch": first,
+    }
+
+
+def _continued_states(saved, threads):
+    if saved is None:
+        return None
+    saved = np.asarray(saved, np.uint64)
+    if saved.shape == (threads, 1):
+        return saved
+    return seed_states(int(np.bitwise_xor.reduce(saved.ravel())), threads)   # other thread count
+
+
+def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
+    """Run (or continue) a training run over the model's encoded corpus.
+
+    A new run trains ``settings.epochs`` epochs with the learning rate
+    decaying from ``alpha`` to ``min_alpha`` over them.  If the model holds
+    an unfinished run (``model.run_state``, e.g. from a checkpoint) over a
+    corpus of the same encoded length, the remaining epochs run with the
+    original schedule and random states instead.
+
+    Without ``on_epoch_end`` the epochs run in one job stream
+    (:func:`w2v.train.train_epochs`).  With it, each epoch is one call of
+    ``train_epochs`` with the run's global position offset, so that every
+    job of epoch ``e`` has finished when ``on_epoch_end(e)`` is called
+    (``model.run_state["epochs_done"]`` is then ``e + 1``), and the
+    learning rate of every sentence is exactly the one of the single stream
+    (with ``threads=1`` the vectors are bit-for-bit the same).
+    """
+    s = model.settings
+    enc = model._encoded
+    length = enc.length
+    epochs = s.epochs
+    first = 0
+    rng = None
+    state = getattr(model, "run_state", None)
+    if state and state.get("epochs_done", 0) < state.get("epochs", 0) and state.get("epochs_done", 0) > 0:
+        if state.get("corpus_length") == length:
+            first = min(int(state["epochs_done"]), epochs)
+            rng = _continued_states(getattr(model, "_rng_states", None), s.threads)
+        else:
+            warnings.warn(
+                f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
+                f"over another corpus ({state.get('corpus_length')} ids, this one has {length}); "
+                f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=3)
+    if rng is None:
+        # a new run: a fresh model starts from the seed; a trained (or loaded) one continues its
+        # random streams, so that its next epochs do not repeat the first ones' random choices
+        rng = _continued_states(getattr(model, "_rng_states", None), s.threads)
+        if rng is None:
+            rng = seed_states(s.seed, s.threads)
+    model._rng_states = rng
+    model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
+                       "corpus_words": int(enc.n_words),
+                       "corpus_files": getattr(model, "_corpus_files", None)}
+    total = max(1, epochs * length)
+    results = []
+    if progress is not None and first:
+        # the display covers what this call trains; its learning rate is the run's
+        progress.total = max(1, (epochs - first) * length)
+        run_alpha = progress.alpha_at
+        progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
+    if first < epochs:
+        spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
+        for a, b in spans:
+            sub = dataclasses.replace(s, epochs=b - a)
+            shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
+            results.append(train_epochs(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
+                                        progress=shown, stop_event=stop_event, rng_states=rng,
+                                        position_offset=a * length, total_positions=total))
+            model.run_state["epochs_done"] = b
+            if on_epoch_end is not None:
+                model._wv = None
+                model.last_train = _merge(results, first)
+                on_epoch_end(b - 1)
+    return _merge(results, first)
+
+
+# --------------------------------------------------------------------------- save
+def _json_bytes(obj):
+    return (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def save_model(model, path):
+    """Write the full model to the directory ``path``, atomically (see the module docstring).
+
+    Raises
+    ------
+    VocabularyError
+        The model has no vocabulary yet.
+    FormatError, OutputError
+        As :func:`w2v.formats.save_native`.
+    """
+    from . import __version__
+    from .formats import save_native, write_array
+
+    if model.vocab is None or model.syn0 is None:
+        raise VocabularyError("model has no vocabulary yet: nothing to save")
+    s = model.settings
+    v, dim = len(model.vocab), s.dim
+    arrays = {"syn1neg": np.asarray(model.syn1neg, np.float32), "syn1": np.asarray(model.syn1, np.float32)}
+    if s.hs:
+        tree = model.huffman
+        arrays["huffman_codes"] = np.asarray(tree.codes, np.int8)
+        arrays["huffman_points"] = np.asarray(tree.points, np.int32)
+        arrays["huffman_lengths"] = np.asarray(tree.lengths, np.int32)
+    rng = getattr(model, "_rng_states", None)
+    if rng is not None:
+        arrays["rng_state"] = np.asarray(rng, np.uint64)
+    state = getattr(model, "run_state", None)
+    header = {
+        "format": MODEL_FORMAT,
+        "version": MODEL_VERSION,
+        "w2v_version": __version__,
+        "vocab_size": v,
+        "dim": dim,
+        "settings": s.to_dict(),
+        "arrays": {name: {"file": name + ".npy", "dtype": str(a.dtype), "shape": list(a.shape)}
+                   for name, a in arrays.items()},
+        "training": dict(state) if state else None,
+    }
+    header_bytes = _json_bytes(header)   # fail on bad settings before writing anything
+
+    def extra(tmp):
+        for name, a in arrays.items():
+            write_array(os.path.join(tmp, name + ".npy"), a)
+        with open(os.path.join(tmp, MODEL_FILE), "wb") as f:
+            f.write(header_bytes)
+            f.flush()
+            os.fsync(f.fileno())
+
+    save_native(model.wv, path, extra=extra)
+
+
+# --------------------------------------------------------------------------- load
+def _recover_path(path):
+    """A model replaced by a save that was killed between its two renames is left aside."""
+    parent, name = os.path.split(os.path.abspath(path))
+    found = [d for d in glob.glob(os.path.join(parent, "." + glob.escape(name) + ".*.old"))
+             if os.path.isfile(os.path.join(d, MODEL_FILE))]
+    if not found:
+        return None
+    best = max(found, key=os.path.getmtime)
+    logger.warning("%s is missing; loading the previous version left aside at %s", path, best)
+    return best
+
+
+def _read_header(path):
+    mpath = os.path.join(path, MODEL_FILE)
+    try:
+        with open(mpath, "rb") as f:
+            header = json.loads(f.read().decode("utf-8"))
+    except FileNotFoundError:
+        raise FormatError(f"{mpath}: missing file ({path} is not a full w2v model; "
+                          "a vectors-only directory loads with w2v.load)") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FormatError(f"{mpath}: not valid JSON (truncated or corrupt): {exc}") from None
+    if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
+        raise FormatError(f"{mpath}: not a w2v model header (format is not {MODEL_FORMAT!r})")
+    if header.get("version") != MODEL_VERSION:
+        raise FormatError(f"{mpath}: unsupported model format version {header.get('version')!r}")
+    return mpath, header
+
+
+def _settings(header, mpath):
+    from .errors import ParameterError
+    from .settings import Settings
+
+    raw = header.get("settings")
+    if not isinstance(raw, dict):
+        raise FormatError(f"{mpath}: 'settings' must be an object")
+    names = {f.name for f in dataclasses.fields(Settings)}
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        logger.warning("%s: ignoring unknown settings %s", mpath, ", ".join(unknown))
+    try:
+        return Settings(**{k: v for k, v in raw.items() if k in names})
+    except (ParameterError, TypeError) as exc:
+        raise FormatError(f"{mpath}: bad settings: {exc}") from None
+
+
+def _int(header, key, mpath, lo=0):
+    v = header.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+        raise FormatError(f"{mpath}: {key!r} must be an integer >= {lo}, got {v!r}")
+    return v
+
+
+def _training_state(header, mpath):
+    t = header.get("training")
+    if t is None:
+        return None
+    if not isinstance(t, dict):
+        raise FormatError(f"{mpath}: 'training' must be an object or null")
+    state = {k: _int(t, k, mpath) for k in ("epochs", "epochs_done", "corpus_length", "corpus_words")}
+    if state["epochs_done"] > state["epochs"]:
+        raise FormatError(f"{mpath}: training.epochs_done {state['epochs_done']} > epochs {state['epochs']}")
+    files = t.get("corpus_files")
+    if files is not None and not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
+        raise FormatError(f"{mpath}: training.corpus_files must be a list of paths")
+    state["corpus_files"] = files
+    return state
+
+
+def load_model(cls, path):
+    """Load a directory written by :func:`save_model` into a new ``cls`` (a Word2Vec).
+
+    Every array is read with ``allow_pickle=False`` and checked (dtype,
+    shape, Huffman indices in range) before any kernel can touch it.
+
+    Raises
+    ------
+    FormatError
+        A file is missing, truncated or corrupt, or the files disagree; the
+        message names the file.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    from .formats import load_native, read_array
+
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        if not os.path.lexists(path):
+            recovered = _recover_path(path)
+            if recovered is None:
+                raise FileNotFoundError(2, "No such file or directory", path)
+            path = recovered
+        else:
+            raise FormatError(f"{path}: not a directory; a full w2v model is a directory")
+    mpath, header = _read_header(path)
+    settings = _settings(header, mpath)
+    v = _int(header, "vocab_size", mpath, lo=1)
+    dim = _int(header, "dim", mpath, lo=1)
+    if dim != settings.dim:
+        raise FormatError(f"{mpath}: dim {dim} differs from settings.dim {settings.dim}")
+    kv = load_native(path, mmap=True)        # checks meta.json, the vectors' shape, vocab.tsv
+    if len(kv) != v or kv.vector_size != dim:
+        raise FormatError(f"{os.path.join(path, 'meta.json')}: {len(kv)} x {kv.vector_size} vectors, "
+                          f"but {MODEL_FILE} declares {v} x {dim}")
+    vpath = os.path.join(path, "vocab.tsv")
+    counts = kv.counts
+    if counts is None:
+        raise FormatError(f"{vpath}: no word counts (meta.json has_counts is false)")
+    if counts.size and (counts.min() < 0 or counts.sum() <= 0):
+        raise FormatError(f"{vpath}: word counts must be >= 0 and not all zero")
+    words = list(kv.index_to_key)
+    del kv
+    syn0 = np.array(read_array(os.path.join(path, "vectors.npy"), np.float32, (v, dim)), copy=True)
+    syn1neg = read_array(os.path.join(path, "syn1neg.npy"), np.float32,
+                         (v if settings.negative > 0 else None, dim))
+    syn1 = read_array(os.path.join(path, "syn1.npy"), np.float32,
+                      (max(1, v - 1) if settings.hs else None, dim))
+    if settings.negative == 0 and syn1neg.shape[0] not in (1, v):
+        raise FormatError(f"{os.path.join(path, 'syn1neg.npy')}: {syn1neg.shape[0]} rows, expected 1 or {v}")
+    tree = None
+    if settings.hs:
+        cpath = os.path.join(path, "huffman_codes.npy")
+        ppath = os.path.join(path, "huffman_points.npy")
+        lpath = os.path.join(path, "huffman_lengths.npy")
+        codes = read_array(cpath, np.int8, (v, None))
+        points = read_array(ppath, np.int32, codes.shape)
+        lengths = read_array(lpath, np.int32, (v,))
+        depth = codes.shape[1]
+        if depth < 1:
+            raise FormatError(f"{cpath}: empty codes")
+        if lengths.min() < 1 or lengths.max() > depth:
+            raise FormatError(f"{lpath}: code lengths must lie in 1..{depth}")
+        if codes.min() < 0 or codes.max() > 1:
+            raise FormatError(f"{cpath}: codes must be 0 or 1")
+        if points.min() < 0 or points.max() >= syn1.shape[0]:
+            raise FormatError(f"{ppath}: inner-node index outside 0..{syn1.shape[0] - 1}")
+        tree = HuffmanTree(np.ascontiguousarray(codes), np.ascontiguousarray(points),
+                           np.ascontiguousarray(lengths))
+    rng = None
+    rpath = os.path.join(path, "rng_state.npy")
+    if os.path.exists(rpath):
+        rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True)
+    state = _training_state(header, mpath)
+
+    model = cls(**settings.to_dict())
+    try:
+        model.vocab = Vocab(words, counts)
+    except VocabularyError as exc:
+        raise FormatError(f"{vpath}: {exc}") from None
+    model.syn0 = syn0
+    model.syn1neg = np.array(syn1neg, copy=True)
+    model.syn1 = np.array(syn1, copy=True)
+    model._make_tables()
+    if tree is not None:
+        model.huffman = tree
+        model.tables.hs_codes, model.tables.hs_points, model.tables.hs_lengths = tree.codes, tree.points, tree.lengths
+    model._rng_states = rng
+    model.run_state = state
+    model._corpus_files = state.get("corpus_files") if state else None
+    model._wv = None
+    return model
+
+
+# --------------------------------------------------------------------------- settings of a loaded model
+#: settings that fix the shape or meaning of the saved arrays
+STRUCTURAL = ("model", "dim", "hs")
+
+
+def update_settings(model, /, **changes):
+    """Change settings of a model that has weights (e.g. more epochs or threads to resume with).
+
+    ``model``, ``dim`` and ``hs`` cannot change, nor ``negative`` from 0 to
+    more (there are no output vectors for it); the sampling tables are
+    rebuilt when ``sample``, ``ns_exponent`` or ``negative`` change.
+
+    Raises
+    ------
+    ParameterError
+        An invalid value or a structural change.
+    """
+    from .errors import ParameterError
+
+    s = model.settings
+    for name in STRUCTURAL:
+        if name in changes and changes[name] != getattr(s, name):
+            raise ParameterError(f"cannot change {name} of a trained model "
+                                 f"({getattr(s, name)!r} -> {changes[name]!r})")
+    if model.syn0 is not None and changes.get("negative", s.negative) > 0 and s.negative == 0:
+        raise ParameterError("cannot turn on negative sampling for a model trained without it (negative=0)")
+    new = dataclasses.replace(s, **changes)
+    model.settings = new
+    if model.vocab is not None and any(getattr(new, k) != getattr(s, k)
+                                       for k in ("sample", "ns_exponent", "negative")):
+        tree = model.huffman
+        model._make_tables()
+        if tree is not None:
+            model.huffman = tree
+            model.tables.hs_codes, model.tables.hs_points, model.tables.hs_lengths = \
+                tree.codes, tree.points, tree.lengths
+    model._wv = None
+    return model
