@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_write, umask_mode
 from .errors import FormatError, OutputError, ParameterError
 from .vectors import KeyedVectors
 
@@ -516,12 +517,6 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
 
 
 # --------------------------------------------------------------------------- writing
-def _umask_mode(mode=0o666):
-    old = os.umask(0)
-    os.umask(old)
-    return mode & ~old
-
-
 def _check_words(kv, path, forbid):
     for i, word in enumerate(kv.index_to_key):
         if not word or forbid.search(word):
@@ -544,41 +539,20 @@ def _check_finite(kv, path):
 
 
 def _atomic_write(path, write):
-    """Call ``write(fileobj)`` on a temp file next to ``path``, then rename it over ``path``."""
-    path = os.fspath(path)
-    parent = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise OutputError(f"cannot write {path}: it is a directory")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            kind = _compression(path)
-            if kind == "gzip":
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
-                    write(out)
-            elif kind == "bz2":
-                with bz2.BZ2File(raw, "wb") as out:
-                    write(out)
-            elif kind == "xz":
-                with lzma.LZMAFile(raw, "wb") as out:
-                    write(out)
-            else:
-                write(raw)
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
+    """Call ``write(fileobj)`` on a temp file next to ``path`` (compressed by suffix), then rename."""
+    kind = _compression(path)
+    with atomic_write(path, "wb") as raw:
+        if kind == "gzip":
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+                write(out)
+        elif kind == "bz2":
+            with bz2.BZ2File(raw, "wb") as out:
+                write(out)
+        elif kind == "xz":
+            with lzma.LZMAFile(raw, "wb") as out:
+                write(out)
+        else:
+            write(raw)
 
 
 def save_word2vec_format(kv, path, binary=True):
@@ -728,7 +702,7 @@ def save_native(kv, path, extra=None):
             os.fsync(f.fileno())
         if extra is not None:
             extra(tmp)
-        os.chmod(tmp, _umask_mode(0o777))
+        os.chmod(tmp, umask_mode(0o777))
         _fsync_dir(tmp)
         if os.path.lexists(target):
             aside = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".old")
