@@ -1,0 +1,275 @@
+"""Training on a Dask cluster: a LocalCluster of 2 worker processes x 1 thread inside the test run.
+
+Checks: merged vocabulary counts equal a single pass exactly; vectors within
+2 analogy points and 0.03 WS-353 Spearman of single-process training with
+the same settings; a worker killed during a round; the scheduler going away
+(one-line error, checkpoint intact); the CLI options.
+"""
+import json
+import logging
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from w2v import Word2Vec  # noqa: E402
+from w2v.corpus import scan_corpus  # noqa: E402
+from w2v.distributed import DistributedError, count_corpus, dask_client  # noqa: E402
+from w2v.vocab import build_vocab  # noqa: E402
+
+from .conftest import BUNDLED, EVAL, ROOT  # noqa: E402
+
+FAST = dict(dim=32, min_count=3, seed=3)
+
+
+def _local_cluster():
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                    dashboard_address=None, silence_logs=logging.CRITICAL)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with _local_cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
+        c.wait_for_workers(2, timeout=60)
+        yield c
+
+
+@pytest.fixture(scope="module")
+def bundled_plain(tmp_path_factory):
+    """The bundled corpus decompressed (a compressed file would be one shard, one lane)."""
+    path = tmp_path_factory.mktemp("bundled") / "corpus-small.txt"
+    with lzma.open(BUNDLED, "rb") as src:
+        path.write_bytes(src.read())
+    return path
+
+
+def test_merged_vocabulary_counts_equal_single_process(client, small_corpus, tmp_path):
+    packed = tmp_path / "extra.txt.xz"
+    with lzma.open(packed, "wt", encoding="utf-8") as f:
+        f.write("zebra quagga zebra\nthe of and\n" * 50)
+    files = [str(small_corpus), str(packed)]
+    single = scan_corpus(files, tokenizer="simple")
+    words, counts = count_corpus(client, files, tokenizer="simple", shard_bytes=100_000)
+    assert words == single.words                 # first-occurrence order, shard by shard
+    assert np.array_equal(counts, single.counts)
+    single.stream.close()
+
+    m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=client, round_words=40_000)
+    ref = scan_corpus([str(small_corpus)])
+    vocab, _ = build_vocab(ref.words, ref.counts, FAST["min_count"])
+    ref.stream.close()
+    assert m.vocab.words == vocab.words and np.array_equal(m.vocab.counts, vocab.counts)
+    d = m.last_train["distributed"]
+    assert d["workers"] == 2 and d["lanes"] == 2 and d["rounds"] >= 2
+    assert m.last_train["words"] == int(vocab.counts.sum())    # every token seen once
+    assert 0 < d["bytes_up_per_round"] <= 2 * 2 * len(vocab) * (FAST["dim"] * 4 + 4)
+    assert np.all(np.isfinite(m.syn0)) and np.isfinite(m.last_train["epoch_loss"][0])
+
+
+def _scores(m):
+    from w2v.evaluate import evaluate_word_analogies, evaluate_word_pairs
+    acc = evaluate_word_analogies(m.wv, EVAL / "questions-words.txt")[0]
+    rho = evaluate_word_pairs(m.wv, EVAL / "wordsim353.tsv")[1][0]
+    return acc, rho
+
+
+@pytest.mark.slow
+def test_quality_matches_single_process(client, bundled_plain):
+    settings = dict(dim=100, model="sg", window=5, negative=5, sample=1e-3, min_count=5, epochs=3,
+                    tokenizer="simple")
+    single, dist = [], []
+    for seed in (1, 2):
+        single.append(_scores(Word2Vec(threads=2, seed=seed, **settings).train(str(bundled_plain))))
+        m = Word2Vec(seed=seed, **settings).train(str(bundled_plain), client=client, round_words=200_000)
+        assert m.last_train["distributed"]["rounds_per_epoch"] >= 4
+        dist.append(_scores(m))
+    (s_acc, s_rho), (d_acc, d_rho) = np.mean(single, axis=0), np.mean(dist, axis=0)
+    print(f"analogy single {s_acc:.4f} dask {d_acc:.4f}; WS-353 single {s_rho:.3f} dask {d_rho:.3f}")
+    assert s_acc > 0.03, "single-process baseline unexpectedly weak: the comparison would say nothing"
+    assert d_acc >= s_acc - 0.02
+    assert d_rho >= s_rho - 0.03
+
+
+def test_worker_killed_during_a_round(small_corpus):
+    state = {"seen_running": False, "victim_pid": None}
+
+    with _local_cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
+        c.wait_for_workers(2, timeout=60)
+        pids = c.run(os.getpid)
+
+        def hook(info):
+            if (info["epoch"], info["round"]) != (0, 1):
+                return
+            victim = info["workers"][0]                  # lane 0 is pinned there
+            key = info["futures"][0].key
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                if key in c.processing().get(victim, ()):
+                    state["seen_running"] = True
+                    break
+                time.sleep(0.005)
+            time.sleep(0.05)
+            state["victim_pid"] = pids[victim]
+            os.kill(pids[victim], signal.SIGKILL)
+
+        t0 = time.monotonic()
+        m = Word2Vec(epochs=2, dim=64, min_count=3, seed=3).train(str(small_corpus), client=c,
+                                                                  round_words=30_000, _round_hook=hook)
+        elapsed = time.monotonic() - t0
+        assert state["victim_pid"] is not None and state["victim_pid"] not in c.run(os.getpid).values()
+    assert state["seen_running"], "the kill did not hit a running round task"
+    assert elapsed < 60
+    lt = m.last_train
+    assert len(lt["epoch_loss"]) == 2 and np.all(np.isfinite(lt["epoch_loss"]))
+    assert lt["epoch_loss"][1] < lt["epoch_loss"][0]
+    assert np.all(np.isfinite(m.syn0)) and np.all(np.isfinite(m.syn1neg))
+    assert lt["distributed"]["rounds"] == 2 * lt["distributed"]["rounds_per_epoch"]
+    assert lt["words"] == 2 * int(m.vocab.counts.sum())   # the lost slice was trained once, not dropped
+
+
+def test_worker_without_current_weights_gets_the_full_state(client, small_corpus):
+    from w2v.distributed import _forget_run
+
+    def hook(info):
+        if (info["epoch"], info["round"]) == (0, 1):
+            # as if a fresh worker took over: its replica is gone, its round answers "stale"
+            client.run(_forget_run, info["run_id"], workers=[info["workers"][1]])
+
+    m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=client, round_words=30_000,
+                                         _round_hook=hook)
+    log = m.last_train["distributed"]["log"]
+    assert sum(x["fallbacks"] for x in log) >= 1
+    assert m.last_train["words"] == int(m.vocab.counts.sum())
+    assert np.all(np.isfinite(m.syn0))
+
+
+def _start(cmd, log):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.mark.slow
+def test_scheduler_lost_exits_with_one_line_error_and_checkpoint_intact(small_corpus, tmp_path):
+    sched_file = tmp_path / "scheduler.json"
+    log = open(tmp_path / "cluster.log", "wb")
+    scheduler = _start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                        "--port", "0", "--no-dashboard", "--scheduler-file", str(sched_file)], log)
+    workers = None
+    try:
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(sched_file.read_text())["address"]
+        workers = _start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
+                          "--nthreads", "1", "--no-dashboard", "--death-timeout", "10"], log)
+        with distributed.Client(address, timeout=30, set_as_default=False) as c:
+            c.wait_for_workers(2, timeout=60)
+        ckpt, out = tmp_path / "ckpt", tmp_path / "vectors.bin"
+        train = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "train", str(small_corpus), "--scheduler", address,
+             "--epochs", "40", "--dim", "16", "--min-count", "3", "--round-words", "20000",
+             "--checkpoint", str(ckpt), "-o", str(out), "-q"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 90
+            while not (ckpt / "model.json").exists() and train.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert train.poll() is None, train.communicate()
+            time.sleep(0.3)
+            os.killpg(scheduler.pid, signal.SIGKILL)
+            killed = time.monotonic()
+            _, err = train.communicate(timeout=60)
+        finally:
+            if train.poll() is None:
+                train.kill()
+                train.wait()
+        assert time.monotonic() - killed < 30
+        assert train.returncode == 1
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, err
+        assert lines[0].startswith("Error: lost the connection to the Dask scheduler at " + address)
+        assert "--resume" in lines[0]
+        assert not out.exists()
+        m = Word2Vec.load(str(ckpt))
+        assert 1 <= m.run_state["epochs_done"] < 40
+        assert np.all(np.isfinite(m.syn0)) and np.all(np.isfinite(m.syn1neg))
+    finally:
+        for p in (workers, scheduler):
+            if p is not None:
+                _stop(p)
+        log.close()
+
+
+def test_cli_dask_workers_writes_the_same_files(small_corpus, tmp_path):
+    from click.testing import CliRunner
+
+    from cli.main import main
+
+    out, report = tmp_path / "v.bin", tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["train", str(small_corpus), "--dask-workers", "2", "--epochs", "1",
+                                    "--dim", "16", "--min-count", "3", "--round-words", "40000",
+                                    "-o", str(out), "--report-json", str(report), "-q"])
+    assert res.exit_code == 0, res.output
+    from w2v import load
+    kv = load(str(out))
+    r = json.loads(report.read_text())
+    assert len(kv.index_to_key) == r["vocab_size"] and kv.vectors.shape[1] == 16
+    assert r["words_per_sec"] > 0 and len(r["epoch_loss"]) == 1
+
+
+def test_unreachable_scheduler_is_a_clear_error():
+    with pytest.raises(DistributedError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        with dask_client("tcp://127.0.0.1:9", connect_timeout=1):
+            pass
+
+
+def test_options_are_checked(client, small_corpus):
+    from w2v.errors import ParameterError
+    with pytest.raises(ParameterError):
+        Word2Vec(**FAST).train(str(small_corpus), client=client, round_words=0)
+    with pytest.raises(ParameterError):
+        Word2Vec(**FAST).train(str(small_corpus), client=client, merge="sum")
+    with pytest.raises(TypeError):
+        Word2Vec(**FAST).train(str(small_corpus), round_words=10)
+
+
+def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, tmp_path):
+    ckpt = tmp_path / "ckpt"
+
+    class Stop(Exception):
+        pass
+
+    m = Word2Vec(epochs=3, **FAST)
+
+    def on_epoch_end(epoch):
+        m.save(str(ckpt))
+        if epoch == 0:
+            raise Stop
+
+    with pytest.raises(Stop):
+        m.train(str(small_corpus), client=client, round_words=40_000, on_epoch_end=on_epoch_end)
+    saved = Word2Vec.load(str(ckpt))
+    assert saved.run_state["epochs_done"] == 1 and saved.run_state["epochs"] == 3
+    resumed = saved.train(str(small_corpus), client=client, round_words=40_000)
+    assert resumed.last_train["first_epoch"] == 1 and len(resumed.last_train["epoch_loss"]) == 2
+    assert resumed.run_state["epochs_done"] == 3
+    assert resumed.vocab.words == m.vocab.words

@@ -1,0 +1,819 @@
+"""Data-parallel training on a Dask distributed cluster (``pip install 'w2v[dist]'``).
+
+Dask schedules the work, moves the data and survives worker loss; this
+module supplies the training rounds.  ``import w2v`` never imports this
+module, and ``dask`` is imported only by the functions that talk to a cluster.
+
+1. **Shards** (:mod:`w2v.shards`): every file is cut into byte ranges at
+   whitespace (compressed files stay whole).  The shards are grouped into
+   one contiguous *lane* per worker, balanced by bytes; a lane's tasks are
+   pinned (loosely: another worker may take over) to its worker, so shards
+   are read where the workers are and the paths must be visible to them.
+2. **Vocabulary**: each shard is tokenized once by a task, which keeps its
+   provisional id stream in the worker's memory and yields ``(words,
+   counts)``; these are merged pairwise by tasks (a tree reduction, in
+   corpus order, so first-occurrence order and counts equal a single pass).
+   The driver builds the vocabulary and the sampling tables once; every
+   shard is then encoded to final ids where it lies (the vocabulary index is
+   itself a task, so a lost shard is rebuilt from its lineage).
+3. **Rounds**: every worker keeps a replica of the global weights.  In a
+   round, each lane's task trains Hogwild (with its worker's thread count)
+   on the lane's next slice of ``round_words`` tokens, from the replica, at
+   the learning rate of the global schedule (position in the whole run),
+   and returns only the rows it changed, as indices + deltas.  The driver
+   merges them (see :func:`merge_round`), applies them and publishes the
+   changed rows (indices + new values), which every replica applies at the
+   start of the next round.
+4. **Faults**: a task whose worker dies is rescheduled by Dask (and
+   ``retries`` covers exceptions); a shard lost with its worker is
+   recomputed from lineage.  A task that lands on a worker without an
+   up-to-date replica answers "stale" and is resubmitted with the full
+   weights.  If the scheduler goes away, :class:`DistributedError` is raised
+   (the checkpoints written by ``on_epoch_end`` stay as they are).
+
+Merging (``merge``):
+
+``"mean"`` (default)
+    Every worker trains with the learning rate multiplied by the number of
+    workers ``W`` in the round; the merged delta of a row is the mean over
+    the ``W`` workers (a worker that did not touch the row counts as a zero
+    delta), i.e. the per-row average over the workers that touched it
+    (Spark MLlib's correction) weighted by the fraction of workers that
+    touched it.  To first order the update of a round equals the sum of
+    the workers' updates at the unscaled learning rate (what one process
+    would apply to the same words); where the workers' updates saturate
+    (frequent rows that every worker moves to the same place) it is their
+    average, so vectors do not blow up as summed deltas do.
+``"touched"``
+    Spark MLlib's rule as is: the mean over the workers that touched the
+    row, learning rate not scaled.  Stable, but rows that every worker
+    touches learn ``W`` times more slowly (lower quality at equal epochs).
+"""
+import contextlib
+import logging
+import math
+import os
+import threading
+import time
+import uuid
+
+import numpy as np
+from numba import njit
+
+from .errors import CorpusError, ParameterError, VocabularyError, W2VError
+
+DEFAULT_ROUND_WORDS = 1_000_000   # tokens each worker trains between two synchronizations
+MERGES = ("mean", "touched")
+INSTALL_HINT = "pip install 'w2v[dist]'"
+_MAX_FALLBACKS = 3                # full-state resubmissions per lane and round before giving up
+_RUNNING = ("running", "newly-created")
+
+
+class DistributedError(W2VError):
+    """The Dask cluster cannot be used (dask missing, scheduler unreachable or lost, task failures)."""
+
+
+def require_distributed():
+    """Import ``distributed`` or raise :class:`DistributedError` with the install hint."""
+    try:
+        import distributed
+    except ImportError:
+        raise DistributedError(f"distributed training needs dask[distributed]: {INSTALL_HINT}") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_timeout=10):
+    """A Dask client on an existing scheduler, or on a ``LocalCluster`` started and stopped here.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Scheduler address, e.g. ``tcp://host:8786``.
+    n_workers : int, optional
+        Without ``scheduler``: worker processes of the local cluster (default 2).
+    threads_per_worker : int
+        Threads of each local worker process.
+    connect_timeout : float
+        Seconds to wait for the scheduler.
+
+    Raises
+    ------
+    DistributedError
+        dask is not installed, the scheduler cannot be reached, or the local
+        cluster cannot start.
+    """
+    distributed = require_distributed()
+    cluster = None
+    try:
+        if scheduler:
+            try:
+                client = distributed.Client(scheduler, timeout=connect_timeout, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise DistributedError(f"cannot reach the Dask scheduler at {scheduler}: "
+                                       f"{' '.join(str(exc).split())}") from None
+        else:
+            cluster = distributed.LocalCluster(n_workers=int(n_workers or 2),
+                                               threads_per_worker=int(threads_per_worker or 1),
+                                               processes=True, dashboard_address=None,
+                                               silence_logs=logging.ERROR)
+            client = distributed.Client(cluster, set_as_default=False)
+    except DistributedError:
+        raise
+    except Exception as exc:  # pragma: no cover - depends on the environment
+        if cluster is not None:
+            cluster.close()
+        raise DistributedError(f"cannot start a local Dask cluster: {exc}") from None
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=10)
+
+
+# =========================================================================== array kernels
+@njit(cache=True, nogil=True)
+def changed_rows(work, base):
+    """Rows where ``work`` differs from ``base``: ``(indices int32, work - base on them)``."""
+    v, dim = work.shape
+    idx = np.empty(v, np.int32)
+    n = 0
+    for i in range(v):
+        for d in range(dim):
+            if work[i, d] != base[i, d]:
+                idx[n] = i
+                n += 1
+                break
+    deltas = np.empty((n, dim), np.float32)
+    for k in range(n):
+        i = idx[k]
+        for d in range(dim):
+            deltas[k, d] = work[i, d] - base[i, d]
+    return idx[:n].copy(), deltas
+
+
+@njit(cache=True, nogil=True)
+def _add_rows(w, idx, deltas, coef):
+    # w[idx[k]] += coef[k] * deltas[k]   (indices distinct)
+    dim = w.shape[1]
+    for k in range(idx.size):
+        i = idx[k]
+        c = coef[k]
+        for d in range(dim):
+            w[i, d] += c * deltas[k, d]
+
+
+@njit(cache=True, nogil=True)
+def _set_rows(w, idx, rows):
+    dim = w.shape[1]
+    for k in range(idx.size):
+        i = idx[k]
+        for d in range(dim):
+            w[i, d] = rows[k, d]
+
+
+def merge_round(weights, parts, merge="mean"):
+    """Merge the changed rows of one round into ``weights`` (in place).
+
+    Parameters
+    ----------
+    weights : list of numpy.ndarray
+        The global matrices (``syn0``, ``syn1neg``, ``syn1``).
+    parts : list of (list of indices, list of deltas)
+        Per worker, per matrix: the rows it changed and by how much.
+    merge : {"mean", "touched"}
+        ``mean``: divide every delta by the number of workers (they trained
+        at ``W`` times the learning rate); ``touched``: divide by the number
+        of workers that changed the row.
+
+    Returns
+    -------
+    update : list of (indices, rows)
+        Per matrix, the changed rows and their new values (what replicas apply).
+    """
+    n = len(parts)
+    update = []
+    for m, w in enumerate(weights):
+        pieces = [(p[0][m], p[1][m]) for p in parts if p[0][m].size]
+        if not pieces:
+            update.append((np.empty(0, np.int32), np.empty((0, w.shape[1]), np.float32)))
+            continue
+        touched = np.zeros(w.shape[0], np.int32)
+        for idx, _ in pieces:
+            touched[idx] += 1
+        for idx, d in pieces:
+            if merge == "touched":
+                coef = (1.0 / touched[idx]).astype(np.float32)
+            else:
+                coef = np.full(idx.size, 1.0 / n, np.float32)
+            _add_rows(w, idx, d, coef)
+        union = np.flatnonzero(touched).astype(np.int32)
+        update.append((union, w[union]))
+    return update
+
+
+# =========================================================================== worker side
+_RUNS = {}                      # run id -> _Replica, in each worker process
+_RUNS_LOCK = threading.Lock()
+
+
+class _Replica:
+    """A worker's copy of the global weights at ``version`` and the run's read-only setup."""
+
+    def __init__(self, setup, weights, version):
+        # writable copies: arrays deserialized by Dask can be read-only, which
+        # Numba types (and compiles) differently from the driver's arrays
+        t = setup["tables"]
+        tables = type(t)(*(np.array(a, copy=True) for a in (
+            t.keep_threshold, t.noise_threshold, t.noise_alias, t.hs_codes, t.hs_points, t.hs_lengths)))
+        self.setup = {**setup, "tables": tables}
+        self.weights = [np.array(w, dtype=np.float32, copy=True) for w in weights]
+        self.version = version
+        self.lock = threading.Lock()
+        self.scratch = {}
+
+    def work_copy(self):
+        """The calling thread's scratch matrices, reset to the replica."""
+        key = threading.get_ident()
+        with self.lock:
+            bufs = self.scratch.get(key)
+            if bufs is None:
+                bufs = [np.empty_like(w) for w in self.weights]
+                self.scratch[key] = bufs
+        for b, w in zip(bufs, self.weights):
+            np.copyto(b, w)
+        return bufs
+
+
+def _replica_for(run_id, version, base):
+    """This worker's replica of ``run_id`` brought to ``version``, or None if it cannot be."""
+    kind, payload = base
+    with _RUNS_LOCK:
+        rep = _RUNS.get(run_id)
+        if kind == "full":
+            if rep is None or rep.version != version:
+                rep = _Replica(payload["setup"], payload["weights"], payload["version"])
+                _RUNS[run_id] = rep
+            return rep
+        if rep is None:
+            return None
+        if rep.version == version - 1 and payload["version"] == version:
+            for w, (idx, rows) in zip(rep.weights, payload["rows"]):
+                if idx.size:
+                    _set_rows(w, idx, rows)
+            rep.version = version
+        return rep if rep.version == version else None
+
+
+def _forget_run(run_id):
+    with _RUNS_LOCK:
+        _RUNS.pop(run_id, None)
+    return True
+
+
+def _worker_threads():
+    try:
+        from distributed import get_worker
+        w = get_worker()
+        return max(1, int(getattr(getattr(w, "state", w), "nthreads", 1)))
+    except Exception:
+        return 1
+
+
+def _train_slice(tokens, work, setup, sched, threads):
+    """Hogwild over ``tokens`` with ``threads`` threads; returns ``[loss, examples, kept, seen]``."""
+    from .kernels.cpu import train_tokens
+    from .train import seed_states
+
+    t = setup["tables"]
+    p = setup["params"]
+    threads = max(1, min(threads, tokens.size // 10000 or 1))
+    cuts = [tokens.size * i // threads for i in range(threads + 1)]
+    rng = seed_states(hash((p["seed"],) + tuple(sched["round"]) + (sched["lane"],)) & 0x7FFFFFFFFFFFFFFF,
+                      threads)
+    stats = np.zeros((threads, 8), np.float64)
+    syn0, syn1neg, syn1 = work
+    lr = sched["lr_scale"]
+
+    def run(i):
+        sub = tokens[cuts[i]:cuts[i + 1]]
+        if sub.size == 0:
+            return
+        # the cluster advances round_total tokens while this thread trains sub.size of them:
+        # scaled positions make the learning rate follow the run's global schedule
+        m = sched["round_total"] / sub.size
+        pos0 = int(round(sched["position"] / m))
+        total = max(1, int(round(sched["total"] / m)))
+        train_tokens(sub, pos0, total, syn0, syn1neg, syn1, t.keep_threshold, t.noise_threshold,
+                     t.noise_alias, t.hs_codes, t.hs_points, t.hs_lengths, p["sg"], p["cbow_mean"],
+                     p["window"], p["negative"], p["hs"], p["shared"], p["alpha"] * lr,
+                     p["min_alpha"] * lr, p["max_sentence_length"], rng[i], stats[i])
+
+    if threads == 1:
+        run(0)
+    else:
+        errors = []
+
+        def guarded(i):
+            try:
+                run(i)
+            except BaseException as exc:  # pragma: no cover - surfaced below
+                errors.append(exc)
+
+        pool = [threading.Thread(target=guarded, args=(i,), daemon=True) for i in range(threads)]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join()
+        if errors:
+            raise errors[0]
+    return stats.sum(axis=0)[:4]
+
+
+def _round_task(run_id, version, base, shards, pieces, sched):
+    """Train one lane's slice of one round; return the changed rows and statistics.
+
+    ``shards`` are the encoded shards the slice reads (resolved by Dask),
+    ``pieces`` its ``(index in shards, start, stop)`` ranges.
+    """
+    t0 = time.perf_counter()
+    rep = _replica_for(run_id, version, base)
+    if rep is None:
+        return {"status": "stale", "lane": sched["lane"]}
+    tokens = np.concatenate([shards[k][a:b] for k, a, b in pieces])   # a writable copy
+    threads = _worker_threads()
+    work = rep.work_copy()
+    t1 = time.perf_counter()
+    stats = _train_slice(tokens, work, rep.setup, sched, threads)
+    t2 = time.perf_counter()
+    idx, deltas = [], []
+    for w, b in zip(work, rep.weights):
+        i, d = changed_rows(w, b)
+        idx.append(i)
+        deltas.append(d)
+    nbytes = sum(a.nbytes for a in idx) + sum(d.nbytes for d in deltas)
+    return {"status": "ok", "lane": sched["lane"], "idx": idx, "deltas": deltas, "stats": stats,
+            "tokens": int(tokens.size), "threads": threads, "nbytes": nbytes,
+            "train_seconds": t2 - t1, "seconds": time.perf_counter() - t0}
+
+
+def _scan_task(shard, tokenizer, lowercase):
+    from .shards import scan_shard
+    return scan_shard(shard, tokenizer, lowercase)
+
+
+def _counts_task(scan):
+    return scan.words, scan.counts
+
+
+def _merge_task(a, b):
+    from .shards import merge_counts
+    return merge_counts(a, b)
+
+
+def _vocab_index_task(merged, min_count, max_vocab_size):
+    from .vocab import build_vocab
+    vocab, _ = build_vocab(merged[0], merged[1], min_count, max_vocab_size)
+    return vocab.index
+
+
+def _index_task(words):
+    return {w: i for i, w in enumerate(words)}
+
+
+def _encode_task(scan, vocab_index):
+    from .shards import encode_ids
+    return encode_ids(scan.ids, scan.words, vocab_index)
+
+
+def _shape_task(ids, scan):
+    return int(ids.size), int(np.count_nonzero(ids >= 0)), int(scan.n_tokens)
+
+
+# =========================================================================== driver side
+def _tree_reduce(client, futures, func, **submit):
+    """Pairwise reduction of ``futures`` in order, by tasks (``func(left, right)``)."""
+    level = list(futures)
+    while len(level) > 1:
+        nxt = [client.submit(func, level[i], level[i + 1], pure=False, **submit)
+               for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    return level[0]
+
+
+def split_lanes(sizes, n_lanes):
+    """Contiguous groups of shards balanced by size: ``[(first, stop), ...]``, none empty."""
+    n = len(sizes)
+    n_lanes = max(1, min(n_lanes, n))
+    cum = np.concatenate([[0.0], np.cumsum(np.maximum(np.asarray(sizes, np.float64), 1.0))])
+    bounds = [0]
+    for k in range(1, n_lanes):
+        target = cum[-1] * k / n_lanes
+        b = int(np.searchsorted(cum, target))
+        if b > 0 and abs(cum[b - 1] - target) < abs(cum[b] - target):
+            b -= 1
+        b = min(max(b, bounds[-1] + 1), n - (n_lanes - k))
+        bounds.append(b)
+    bounds.append(n)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def slice_pieces(lengths, lo, hi):
+    """``(shard index in lane, start, stop)`` ranges covering lane tokens ``[lo, hi)``."""
+    pieces = []
+    off = 0
+    for k, n in enumerate(lengths):
+        a, b = max(lo, off), min(hi, off + n)
+        if a < b:
+            pieces.append((k, a - off, b - off))
+        off += n
+    return pieces
+
+
+class _Cluster:
+    """The driver's view of the client: waits on futures, turns a lost scheduler into one error."""
+
+    def __init__(self, client):
+        self.client = client
+        try:
+            self.where = f" at {client.scheduler.address}"
+        except Exception:
+            self.where = ""
+
+    def lost(self, exc=None):
+        detail = " ".join(str(exc).split()) if exc is not None else ""
+        return DistributedError(f"lost the connection to the Dask scheduler{self.where}"
+                                + (f" ({detail})" if detail else ""))
+
+    def alive(self):
+        return self.client.status in _RUNNING
+
+    def wait(self, futures, no_worker_timeout=120.0):
+        from distributed import wait
+        checked = time.monotonic()
+        alone_since = None
+        while True:
+            if not self.alive():
+                raise self.lost()
+            if time.monotonic() - checked > 5.0:   # tasks cannot finish without workers
+                checked = time.monotonic()
+                if self.call(self.client.nthreads):
+                    alone_since = None
+                elif alone_since is None:
+                    alone_since = checked
+                elif checked - alone_since > no_worker_timeout:
+                    raise DistributedError(f"no Dask worker left{self.where} for {no_worker_timeout:.0f}s")
+            try:
+                with self.client.as_current():   # the client need not be the default one
+                    wait(futures, timeout=0.5)
+                return
+            except TimeoutError:
+                continue
+            except Exception as exc:   # futures cancelled: the scheduler went away (or cancelled them)
+                if not self.alive() or "connection" in str(exc):
+                    raise self.lost() from None
+                raise DistributedError("Dask cancelled the training tasks: "
+                                       + (str(exc).splitlines() or [type(exc).__name__])[0]) from None
+
+    def call(self, func, *args, **kwargs):
+        """A client call; a communication failure becomes :class:`DistributedError`."""
+        try:
+            return func(*args, **kwargs)
+        except (DistributedError, W2VError):
+            raise
+        except Exception as exc:
+            if _is_comm_error(exc) or not self.alive():
+                raise self.lost(exc) from None
+            raise
+
+    def scatter(self, obj, broadcast=False):
+        # a list: scattering a dict would scatter its values under its keys
+        return self.call(self.client.scatter, [obj], broadcast=broadcast, hash=False)[0]
+
+
+def _is_comm_error(exc):
+    from concurrent.futures import CancelledError
+    try:
+        from distributed.comm.core import CommClosedError
+    except ImportError:  # pragma: no cover
+        CommClosedError = OSError
+    return isinstance(exc, (CommClosedError, OSError, ConnectionError, CancelledError, TimeoutError))
+
+
+def _scheduler_workers(cluster):
+    client = cluster.client
+    cluster.call(client.wait_for_workers, 1, timeout=60)
+    try:
+        info = cluster.call(client.scheduler_info, n_workers=-1)
+    except TypeError:  # older distributed
+        info = cluster.call(client.scheduler_info)
+    return sorted(info["workers"])
+
+
+def count_corpus(client, corpus, tokenizer="whitespace", lowercase=False, shard_bytes=None, retries=2):
+    """Words of the corpus in first-occurrence order and their counts, counted by the workers.
+
+    The same as :func:`w2v.corpus.scan_corpus`'s ``words`` and ``counts``
+    (shards counted where they lie, merged by a tree of tasks).
+
+    Returns
+    -------
+    words : list of str
+    counts : numpy.ndarray of int64
+    """
+    require_distributed()
+    from .shards import DEFAULT_SHARD_BYTES, plan_shards
+
+    cluster = _Cluster(client)
+    workers = _scheduler_workers(cluster)
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = [corpus]
+    shards = plan_shards([os.path.abspath(os.fspath(p)) for p in corpus], shard_bytes or DEFAULT_SHARD_BYTES,
+                         min_shards=2 * len(workers))
+    scans = [cluster.call(client.submit, _scan_task, sh, tokenizer, lowercase, pure=False, retries=retries)
+             for sh in shards]
+    counts = [cluster.call(client.submit, _counts_task, f, pure=False, retries=retries) for f in scans]
+    merged = _tree_reduce(client, counts, _merge_task, retries=retries)
+    cluster.wait([merged])
+    return cluster.call(merged.result)
+
+
+def train_distributed(model, corpus, client, quiet=True, progress_stream=None, on_epoch_end=None,
+                      round_words=None, merge="mean", shard_bytes=None, retries=2, _round_hook=None):
+    """Train ``model`` on a Dask cluster (see the module docstring).
+
+    A model without a vocabulary gets one from the corpus (counted by the
+    workers); a model that has one (loaded, or a checkpoint) keeps it and its
+    weights, and an unfinished run over a corpus of the same encoded length
+    continues with its remaining epochs, as :meth:`w2v.model.Word2Vec.train`.
+
+    Parameters
+    ----------
+    model : w2v.model.Word2Vec
+    corpus : str or list of str
+        Files or directories, readable by the workers at the same paths
+        (made absolute here).  Standard input cannot be used.
+    client : distributed.Client
+    quiet : bool
+        No progress on stderr.
+    on_epoch_end : callable, optional
+        ``on_epoch_end(epoch)`` after each epoch, weights merged
+        (``model.run_state["epochs_done"] == epoch + 1``), e.g. to save a checkpoint.
+    round_words : int, optional
+        Tokens each worker trains per round (default :data:`DEFAULT_ROUND_WORDS`).
+    merge : {"mean", "touched"}
+        How the workers' rows are merged (see the module docstring).
+    shard_bytes : int, optional
+        Largest shard of a plain file (default 64 MiB, finer to give every worker a lane).
+    retries : int
+        Dask retries of a task that raised.
+
+    Returns
+    -------
+    Word2Vec
+        ``model``; ``model.last_train`` holds the per-epoch loss, counts,
+        timings and a ``distributed`` dict (workers, rounds, bytes per round...).
+
+    Raises
+    ------
+    DistributedError
+        The scheduler went away, or tasks kept failing.
+    """
+    require_distributed()
+    from .shards import DEFAULT_SHARD_BYTES, plan_shards
+    from .train import Progress
+    from .vocab import build_vocab
+
+    if corpus is None:
+        raise VocabularyError("distributed training needs the corpus paths: train(corpus, client=...)")
+    if merge not in MERGES:
+        raise ParameterError(f"merge must be one of {', '.join(MERGES)} (got {merge!r})")
+    round_words = DEFAULT_ROUND_WORDS if round_words is None else int(round_words)
+    if round_words < 1:
+        raise ParameterError("round_words must be >= 1")
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = [corpus]
+    corpus = [p if p == "-" else os.path.abspath(p) for p in map(os.fspath, corpus)]
+    s = model.settings
+    cluster = _Cluster(client)
+    reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
+    run_id = uuid.uuid4().hex
+    t0 = time.perf_counter()
+    held = []
+    try:
+        workers = _scheduler_workers(cluster)
+        n_workers = len(workers)
+
+        # ------------------------------------------------------------ shards, vocabulary, encoding
+        shards = plan_shards(corpus, shard_bytes or DEFAULT_SHARD_BYTES, min_shards=2 * n_workers)
+        lanes = split_lanes([sh.size for sh in shards], n_workers)
+        lane_of = {i: k for k, (a, b) in enumerate(lanes) for i in range(a, b)}
+        pin = {k: dict(workers=[workers[k]], allow_other_workers=True) for k in range(len(lanes))}
+
+        def submit(func, *args, lane=None, **kw):
+            return cluster.call(client.submit, func, *args, pure=False, retries=retries,
+                                **(pin[lane] if lane is not None else {}), **kw)
+
+        scans = [submit(_scan_task, sh, s.tokenizer, s.lowercase, lane=lane_of[i])
+                 for i, sh in enumerate(shards)]
+        fresh = model.vocab is None
+        if fresh:
+            counts = [submit(_counts_task, f, lane=lane_of[i]) for i, f in enumerate(scans)]
+            merged = _tree_reduce(client, counts, _merge_task, retries=retries)
+            cluster.wait([merged])
+            words, word_counts = cluster.call(merged.result)
+            if int(word_counts.sum()) == 0:
+                raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
+            vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)
+            del words, word_counts, counts
+            vocab_index = submit(_vocab_index_task, merged, s.min_count, s.max_vocab_size)
+        else:
+            vocab = model.vocab
+            vocab_index = submit(_index_task, list(vocab.words))
+        encoded = [submit(_encode_task, f, vocab_index, lane=lane_of[i]) for i, f in enumerate(scans)]
+        held.extend(encoded)
+        shapes_f = [submit(_shape_task, e, f, lane=lane_of[i]) for i, (e, f) in enumerate(zip(encoded, scans))]
+        cluster.wait(shapes_f)
+        shapes = [cluster.call(f.result) for f in shapes_f]
+        del scans, shapes_f   # the encoded shards keep their lineage
+        n_tokens = sum(x[2] for x in shapes)
+        n_words = sum(x[1] for x in shapes)
+        length = sum(x[0] for x in shapes)
+        if n_tokens == 0:
+            raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
+        if n_words == 0:
+            raise VocabularyError("no word of the corpus is in the model's vocabulary")
+        if fresh:
+            model.vocab = vocab
+            model._make_tables()
+            model._init_weights()
+            model.run_state = None
+            model._rng_states = None
+        if model._encoded is not None:
+            model._encoded.close()
+            model._encoded = None
+        model.corpus_tokens = n_tokens
+        model._corpus_files = list(dict.fromkeys(sh.path for sh in shards))
+        model.timings["vocab_seconds"] = time.perf_counter() - t0
+        if not quiet:
+            reporter.message(
+                f"vocabulary: {len(vocab):,} words (min_count={s.min_count}) covering {n_words:,} of "
+                f"{n_tokens:,} tokens; {len(shards)} shards in {len(lanes)} lanes on {n_workers} Dask "
+                f"workers ({model.timings['vocab_seconds']:.1f}s)")
+
+        # ------------------------------------------------------------ the run (or its remaining epochs)
+        epochs = s.epochs
+        first = 0
+        state = getattr(model, "run_state", None)
+        # the same corpus: the same number of in-vocabulary tokens (the stream length can
+        # differ by a few sentence boundaries where shards were cut inside a line)
+        if state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0) \
+                and state.get("corpus_words") == n_words:
+            first = min(int(state["epochs_done"]), epochs)
+        model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
+                           "corpus_words": int(n_words), "corpus_files": model._corpus_files}
+        lane_lengths = [[shapes[i][0] for i in range(a, b)] for a, b in lanes]
+        lane_total = [sum(x) for x in lane_lengths]
+        lane_futs = [encoded[a:b] for a, b in lanes]
+        n_rounds = max(1, math.ceil(length / (len(lanes) * round_words)))
+        total = max(1, epochs * length)
+        weights = [model.syn0, model.syn1neg, model.syn1]
+        setup = {"tables": model.tables,
+                 "params": dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative,
+                                hs=s.hs, shared=not s.exact, alpha=s.alpha, min_alpha=s.min_alpha,
+                                max_sentence_length=s.max_sentence_length, seed=s.seed)}
+
+        def full_state(version, broadcast=False):
+            return ("full", cluster.scatter({"setup": setup, "weights": weights, "version": version},
+                                            broadcast=broadcast))
+
+        progress = Progress(max(1, (epochs - first) * length), s, stream=progress_stream, quiet=quiet)
+        if first:   # the display covers the remaining epochs; the learning rate is the run's
+            run_alpha = progress.alpha_at
+            progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
+        stats = np.zeros((epochs, 4), np.float64)
+        done = 0
+        version = 0
+        base = full_state(0, broadcast=True)
+        held.append(base[1])
+        log = []
+        t_train = time.perf_counter()
+        for epoch in range(first, epochs):
+            for r in range(n_rounds):
+                tr0 = time.perf_counter()
+                bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in lane_total]
+                position = epoch * length + sum(a for a, _ in bounds)
+                round_total = sum(b - a for a, b in bounds)
+                active = [k for k in range(len(lanes)) if bounds[k][1] > bounds[k][0]]
+                lr_scale = float(len(active)) if merge == "mean" else 1.0
+
+                def submit_lane(k, base_k, attempt=0):
+                    pieces = slice_pieces(lane_lengths[k], *bounds[k])
+                    used = sorted({p[0] for p in pieces})
+                    where = {j: n for n, j in enumerate(used)}
+                    sched = dict(lane=k, round=(epoch, r), attempt=attempt, position=position,
+                                 round_total=round_total, total=total, lr_scale=lr_scale)
+                    return submit(_round_task, run_id, version, base_k, [lane_futs[k][j] for j in used],
+                                  [(where[j], a, b) for j, a, b in pieces], sched, lane=k)
+
+                futs = {k: submit_lane(k, base) for k in active}
+                if _round_hook is not None:
+                    _round_hook(dict(epoch=epoch, round=r, version=version, futures=futs, client=client,
+                                     workers=workers, run_id=run_id))
+                results = {}
+                fallbacks = 0
+                while futs:
+                    cluster.wait(list(futs.values()))
+                    for k, f in list(futs.items()):
+                        try:
+                            res = f.result()
+                        except Exception as exc:
+                            if not cluster.alive():
+                                raise cluster.lost(exc) from None
+                            res = {"status": "failed", "error": exc}
+                        if res["status"] == "ok":
+                            results[k] = res
+                            del futs[k]
+                            continue
+                        fallbacks += 1
+                        if fallbacks > _MAX_FALLBACKS * len(active):
+                            err = res.get("error")
+                            raise DistributedError(
+                                f"round {r + 1} of epoch {epoch + 1} failed on lane {k}: "
+                                + (" ".join(str(err).split()) or type(err).__name__ if err is not None
+                                   else "no worker holds the current weights"))
+                        reporter.message(f"epoch {epoch + 1} round {r + 1}/{n_rounds}: lane {k} "
+                                         f"{res['status']}, resubmitted with the full weights")
+                        futs[k] = submit_lane(k, full_state(version), attempt=fallbacks)
+                tr1 = time.perf_counter()
+                ordered = [results[k] for k in sorted(results)]
+                update = merge_round(weights, [(res["idx"], res["deltas"]) for res in ordered], merge)
+                version += 1
+                base = ("update", cluster.scatter({"version": version, "rows": update}, broadcast=True))
+                if version == 1:
+                    held.clear()
+                    held.extend(encoded)
+                for res in ordered:
+                    stats[epoch] += res["stats"]
+                done += round_total
+                tr2 = time.perf_counter()
+                up = sum(res["nbytes"] for res in ordered)
+                down = sum(i.nbytes + v.nbytes for i, v in update) * len(ordered)
+                log.append(dict(epoch=epoch, round=r, seconds=tr2 - tr0, wait_seconds=tr1 - tr0,
+                                merge_seconds=tr2 - tr1, fallbacks=fallbacks,
+                                train_seconds=max(res["train_seconds"] for res in ordered),
+                                task_seconds=max(res["seconds"] for res in ordered),
+                                tokens=round_total, bytes_up=up, bytes_down=down,
+                                rows=[int(i.size) for i, _ in update]))
+                progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch)
+            progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch, force=True)
+            loss = stats[epoch, 0] / stats[epoch, 1] if stats[epoch, 1] else float("nan")
+            progress.message(f"epoch {epoch + 1}: mean loss {loss:.4f} over {int(stats[epoch, 1]):,} examples")
+            model.run_state["epochs_done"] = epoch + 1
+            model._wv = None
+            model.last_train = _result(stats, first, epoch + 1, time.perf_counter() - t_train, log,
+                                       n_workers, lanes, shards, round_words, n_rounds, length, merge,
+                                       weights)
+            if on_epoch_end is not None:
+                on_epoch_end(epoch)
+    finally:
+        if cluster.alive():
+            with contextlib.suppress(Exception):
+                client.run(_forget_run, run_id)
+        held.clear()
+    model._wv = None
+    model.timings["train_seconds"] = model.last_train["seconds"] if model.last_train else 0.0
+    if first >= epochs:
+        model.last_train = _result(stats, first, epochs, 0.0, [], n_workers, lanes, shards, round_words,
+                                   n_rounds, length, merge, weights)
+    return model
+
+
+def _result(stats, first, stop, seconds, log, n_workers, lanes, shards, round_words, n_rounds, length,
+            merge, weights):
+    st = stats[first:stop]
+    mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
+    return {
+        "epoch_loss": [float(e[0] / e[1]) if e[1] else float("nan") for e in st],
+        "examples": int(st[:, 1].sum()),
+        "kept": int(st[:, 2].sum()),
+        "words": int(st[:, 3].sum()),
+        "seconds": seconds,
+        "first_epoch": first,
+        "distributed": {
+            "workers": n_workers, "lanes": len(lanes), "shards": len(shards), "merge": merge,
+            "round_words": round_words, "rounds_per_epoch": n_rounds, "rounds": len(log),
+            "stream_length": int(length),
+            "initial_broadcast_bytes": int(sum(w.nbytes for w in weights)) * n_workers,
+            "bytes_up_per_round": mean("bytes_up"), "bytes_down_per_round": mean("bytes_down"),
+            "round_seconds": mean("seconds"), "train_seconds_per_round": mean("train_seconds"),
+            "merge_seconds_per_round": mean("merge_seconds"),
+            "fallbacks": int(sum(x["fallbacks"] for x in log)),
+            "log": log,
+        },
+    }
