@@ -133,7 +133,7 @@ def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths
                 dX += d
                 syn1neg += dout
                 total_loss += loss
-            if cbow_mean:
+            if not cbow_mean:   # gensim: error divided over summed context rows
                 dX /= len(ctx)
             np.add.at(syn0, ctx, np.repeat(dX, len(ctx), axis=0))
             examples += 1

@@ -32,8 +32,8 @@ from .errors import CorpusError, ParameterError
 
 SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
-DEFAULT_CHUNK_CHARS = 1 << 20
-DEFAULT_MEMORY_BUDGET = 128 << 20  # bytes of int32 ids kept in RAM before spilling to disk
+DEFAULT_CHUNK_CHARS = 1 << 18  # characters read at a time (bounded transient memory)
+DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -293,7 +293,7 @@ class IdStream:
             raise CorpusError("temporary id stream is truncated (disk full?)")
         return buf
 
-    def rewrite(self, transform, block=1 << 22):
+    def rewrite(self, transform, block=1 << 20):
         """Apply ``transform(ids) -> ids`` block by block; outputs may be shorter (filtering)."""
         if self._file is None:
             # in place as well: outputs are never longer than inputs
@@ -430,7 +430,7 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         pending_len += len(toks) + 1
         if ends:
             n_sentences += 1
-        if pending_len >= (1 << 18):
+        if pending_len >= (1 << 16):
             flush()
     flush()
     stream.finish()

@@ -15,7 +15,7 @@ import numpy as np
 from .corpus import SENTINEL
 from .kernels.cpu import train_tokens
 
-BLOCK_TOKENS = 1 << 22  # ids read at a time from an on-disk encoded corpus
+BLOCK_TOKENS = 1 << 20  # ids read at a time from an on-disk encoded corpus (4 MiB)
 
 
 class Tables:

@@ -454,7 +454,7 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                         if d >= DIM:
                             break
                         g = dXl[kd]
-                        if MEAN:
+                        if not MEAN:   # gensim: sum divides the error, mean does not
                             g *= inv
                         for cc in range(nc):
                             jj = wlo + cc

@@ -294,9 +294,10 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
                 nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
                                           targets, labels, s)
                 loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
-            if cbow_mean:
-                # gradient of the mean: each context row gets 1/nc of it (as gensim;
-                # word2vec.c adds the full gradient to every context row)
+            if not cbow_mean:
+                # as gensim: with the sum, the error is divided over the context rows;
+                # with the mean, every context row gets the full error (gensim and
+                # word2vec.c both do this, although the mean's exact gradient is 1/nc of it)
                 inv = np.float32(1.0) / np.float32(nc)
                 for d in range(dim):
                     dX[0, d] *= inv
