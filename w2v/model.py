@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 
-from .corpus import encode_corpus, scan_corpus
+from .corpus import encode_corpus
 from .errors import VocabularyError
 from .sampling import alias_table, keep_thresholds
 from .settings import Settings
@@ -73,19 +73,8 @@ class Word2Vec:
             from .persist import update_vocab
             return update_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
         s = self.settings
-        t0 = time.perf_counter()
-        reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
-        last = [t0]
-
-        def scan_progress(chars, tokens):
-            now = time.perf_counter()
-            if not quiet and now - last[0] >= reporter.interval:
-                last[0] = now
-                rate = tokens / max(now - t0, 1e-9)
-                reporter.message(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
-
-        scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
-                              memory_budget=s.memory_budget, progress=scan_progress)
+        from .persist import scan_with_progress
+        scanned, reporter, t0 = scan_with_progress(self, corpus, quiet, progress_stream)
         try:
             vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
         except VocabularyError:

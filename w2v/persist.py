@@ -86,7 +86,8 @@ def huffman_tree(counts):
 
 
 # --------------------------------------------------------------------------- corpus with a vocabulary
-def _scan(model, corpus, quiet, progress_stream):
+def scan_with_progress(model, corpus, quiet, progress_stream):
+    """Tokenize the corpus once (:func:`scan_corpus`), reporting progress; return (scanned, reporter, t0)."""
     s = model.settings
     t0 = time.perf_counter()
     reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
@@ -131,7 +132,7 @@ def encode_with_vocab(model, corpus, quiet=True, progress_stream=None):
     """
     if model.vocab is None:
         raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
-    scanned, reporter, t0 = _scan(model, corpus, quiet, progress_stream)
+    scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream)
     index = model.vocab.index
     remap = np.fromiter((index.get(w, -2) for w in scanned.words), dtype=np.int32, count=len(scanned.words))
     if not np.any(remap >= 0):
@@ -169,7 +170,7 @@ def update_vocab(model, corpus, quiet=True, progress_stream=None):
     if model.vocab is None:
         raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
     s = model.settings
-    scanned, reporter, t0 = _scan(model, corpus, quiet, progress_stream)
+    scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream)
     old = model.vocab
     v0 = len(old)
     index = old.index

@@ -125,6 +125,12 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     rng_states : numpy.ndarray of uint64, shape (threads, 1), optional
         Per-worker random states (default: derived from ``settings.seed``).
     job_tokens : int, optional
+    position_offset : int
+        Position of this call's first id in the whole run (when a run is split
+        into several calls, e.g. one epoch at a time for checkpoints).
+    total_positions : int, optional
+        Length of the whole run (default: this call's epochs x stream length);
+        with ``position_offset`` it keeps the learning-rate schedule of one run.
 
     Returns
     -------
