@@ -176,51 +176,70 @@ def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars
     on_bytes : callable, optional
         Called with the number of characters consumed, for progress.
     """
-    split_lines = _tokenize_lines_fn(tokenizer, lowercase)
-    cut_anywhere = tokenizer == "char"
     for path in resolve_inputs(paths):
         fh = open_text(path)
         try:
-            carry = ""
-            while True:
-                try:
-                    data = fh.read(chunk_chars)
-                except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-                    raise CorpusError(f"cannot read corpus {path}: {exc}") from None
-                if on_bytes is not None and data:
-                    on_bytes(len(data))
-                if not data:
-                    text, carry = carry, ""
-                    final = True
-                else:
-                    text = carry + data
-                    final = False
-                    if cut_anywhere:
-                        cut = len(text)
-                    else:
-                        # cut after the last whitespace so that no token is split
-                        cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r"))
-                        if cut < 0:
-                            if len(text) < 64 * chunk_chars:
-                                carry = text
-                                continue
-                            cut = len(text)  # a pathological token longer than 64 chunks: split it
-                        else:
-                            cut += 1
-                    text, carry = text[:cut], text[cut:]
-                if text:
-                    lines = split_lines(text)
-                    last = len(lines) - 1
-                    for i, toks in enumerate(lines):
-                        # the last piece of a chunk continues on the next chunk's first line
-                        yield toks, (i < last) or final
-                elif final:
-                    yield [], True
-                if final:
-                    break
+            yield from token_pieces(_read_chunks(fh, path, chunk_chars, on_bytes), tokenizer, lowercase,
+                                    chunk_chars)
         finally:
             if path != "-":
                 fh.close()
+
+
+def _read_chunks(fh, path, chunk_chars, on_bytes=None):
+    """Yield text chunks of at most ``chunk_chars`` characters; read errors become CorpusError."""
+    while True:
+        try:
+            data = fh.read(chunk_chars)
+        except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+            raise CorpusError(f"cannot read corpus {path}: {exc}") from None
+        if not data:
+            return
+        if on_bytes is not None:
+            on_bytes(len(data))
+        yield data
+
+
+def token_pieces(chunks, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAULT_CHUNK_CHARS):
+    """Turn a stream of text chunks (one input) into ``(tokens, ends_sentence)`` pieces.
+
+    Each chunk is cut after its last whitespace and the rest carried to the
+    next one, so no token is split; the end of the stream ends a sentence.
+    """
+    split_lines = _tokenize_lines_fn(tokenizer, lowercase)
+    cut_anywhere = tokenizer == "char"
+    carry = ""
+    while True:
+        data = next(chunks, "")
+        if not data:
+            text, carry = carry, ""
+            final = True
+        else:
+            text = carry + data
+            final = False
+            if cut_anywhere:
+                cut = len(text)
+            else:
+                # cut after the last whitespace so that no token is split
+                cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r"))
+                if cut < 0:
+                    if len(text) < 64 * chunk_chars:
+                        carry = text
+                        continue
+                    cut = len(text)  # a pathological token longer than 64 chunks: split it
+                else:
+                    cut += 1
+            text, carry = text[:cut], text[cut:]
+        if text:
+            lines = split_lines(text)
+            last = len(lines) - 1
+            for i, toks in enumerate(lines):
+                # the last piece of a chunk continues on the next chunk's first line
+                yield toks, (i < last) or final
+        elif final:
+            yield [], True
+        if final:
+            return
 
 
 # --------------------------------------------------------------------------- id stream storage

@@ -24,7 +24,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _tokenize_lines_fn, open_text,
+from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, open_text, token_pieces,
                      resolve_inputs)
 from .errors import CorpusError
 
@@ -209,40 +209,7 @@ def iter_shard_token_lines(shard, tokenizer="whitespace", lowercase=False,
     tokens never straddle two pieces), for a byte range of a file; the shard
     ends a sentence.
     """
-    split_lines = _tokenize_lines_fn(tokenizer, lowercase)
-    cut_anywhere = tokenizer == "char"
-    carry = ""
-    chunks = _open_shard_text(shard, chunk_chars)
-    while True:
-        data = next(chunks, "")
-        if not data:
-            text, carry = carry, ""
-            final = True
-        else:
-            text = carry + data
-            final = False
-            if cut_anywhere:
-                cut = len(text)
-            else:
-                cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r"))
-                if cut < 0:
-                    if len(text) < 64 * chunk_chars:
-                        carry = text
-                        continue
-                    cut = len(text)
-                else:
-                    cut += 1
-            text, carry = text[:cut], text[cut:]
-        if text:
-            lines = split_lines(text)
-            last = len(lines) - 1
-            for i, toks in enumerate(lines):
-                yield toks, (i < last) or final
-        elif final:
-            yield [], True
-        if final:
-            break
-
+    yield from token_pieces(_open_shard_text(shard, chunk_chars), tokenizer, lowercase, chunk_chars)
 
 class ShardScan:
     """One shard read once: distinct words (first-occurrence order), counts, provisional ids.

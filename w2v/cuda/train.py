@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import DeviceError, ParameterError
 from . import require_cuda, simulator_enabled
+from ..persist import _Shifted
 from .host import default_threads, derive_seeds, make_segments
 
 DEFAULT_BATCH_TOKENS = 1 << 24
@@ -371,30 +372,6 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
         "atomics": bool(atomics),
         "max_registers": max_registers,
     }
-
-
-class _Shifted:
-    """Progress proxy for one slice of a run: global epoch numbers and done counts."""
-
-    def __init__(self, inner, done0, epoch0):
-        self._inner = inner
-        self._done0 = done0
-        self._epoch0 = epoch0
-
-    def maybe_report(self, done, loss, examples, epoch, force=False):
-        self._inner.maybe_report(done + self._done0, loss, examples, epoch + self._epoch0, force)
-
-    def message(self, text):
-        if text.startswith("epoch ") and ":" in text:
-            head, rest = text.split(":", 1)
-            try:
-                text = f"epoch {int(head[6:]) + self._epoch0}:{rest}"
-            except ValueError:
-                pass
-        self._inner.message(text)
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
 
 
 def run_epochs_cuda(model, progress=None, stop_event=None, on_epoch_end=None, **options):
