@@ -82,11 +82,11 @@ def test_kernel_step_matches_numpy_reference(sim, case):
 @needs_numba_cuda
 def test_device_noise_draws_equal_cpu_stream_and_distribution(sim):
     from w2v.kernels.cpu import sample_noise
-    from w2v.sampling import alias_table
+    from w2v.sampling import alias_table, pack_alias_table
 
     thr, alias = alias_table(cc.NOISE_COUNTS, 0.75)
     draws = sim["noise"]
-    cpu = sample_noise(cc.NOISE_DRAWS, thr, alias, np.array([cc.NOISE_STATE], np.uint64))
+    cpu = sample_noise(cc.NOISE_DRAWS, pack_alias_table(thr, alias), np.array([cc.NOISE_STATE], np.uint64))
     assert np.array_equal(draws, cpu)                     # counter-based == sequential splitmix64
     p = cc.NOISE_COUNTS ** 0.75 / np.sum(cc.NOISE_COUNTS ** 0.75)
     observed = np.bincount(draws, minlength=p.size)

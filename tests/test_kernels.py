@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from w2v.kernels.cpu import sample_noise, sgd_block, train_sentence, train_tokens
-from w2v.sampling import HuffmanTree, alias_table
+from w2v.sampling import HuffmanTree, alias_table, pack_alias_table
 
 from . import reference as ref
 
@@ -35,7 +35,8 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
     targets = np.empty(kmax, np.int64)
     labels = np.empty(kmax, np.float32)
     stats = np.zeros(2)
-    s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, thr, alias, tree.codes, tree.points, tree.lengths,
+    s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, pack_alias_table(thr, alias),
+                       tree.codes, tree.points, tree.lengths,
                        sg, cbow_mean, window, negative, hs, shared, np.float32(alpha), np.uint64(state),
                        X, dX, G, ctx, targets, labels, stats)
     return syn0, syn1neg, syn1, stats, s
@@ -117,7 +118,7 @@ def test_noise_draws_match_reference_and_distribution():
     counts = np.array([500, 200, 90, 40, 40, 7, 3, 1], np.int64)
     thr, alias = alias_table(counts, 0.75)
     state = np.array([99], np.uint64)
-    draws = sample_noise(200_000, thr, alias, state)
+    draws = sample_noise(200_000, pack_alias_table(thr, alias), state)
     rng = ref.SplitMix64(99)
     assert draws[:1000].tolist() == [ref.draw_noise(rng.next(), thr, alias) for _ in range(1000)]
     # chi-square goodness of fit against counts ** 0.75
@@ -137,16 +138,16 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     keep_all = np.full(V, 1 << 32, np.int64)
     stats = np.zeros(4)
     s0 = syn0.copy()
-    train_tokens(tokens, 0, tokens.size, s0, syn1neg.copy(), syn1.copy(), keep_all, thr, alias, tree.codes,
-                 tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
+    train_tokens(tokens, 0, tokens.size, s0, syn1neg.copy(), syn1.copy(), keep_all,
+                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
                  np.array([5], np.uint64), stats)
     assert stats[3] == 998 and stats[2] == 998
     # with 7-token sentences every token still gets trained (examples > 0 for each chunk)
     keep_none = np.zeros(V, np.int64)
     stats2 = np.zeros(4)
     s1 = syn0.copy()
-    train_tokens(tokens, 0, tokens.size, s1, syn1neg.copy(), syn1.copy(), keep_none, thr, alias, tree.codes,
-                 tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
+    train_tokens(tokens, 0, tokens.size, s1, syn1neg.copy(), syn1.copy(), keep_none,
+                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
                  np.array([5], np.uint64), stats2)
     assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)
 

@@ -4,7 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
-from w2v.sampling import HuffmanTree, alias_table, keep_probabilities, keep_thresholds
+from w2v.sampling import HuffmanTree, alias_table, keep_probabilities, keep_thresholds, pack_alias_table
 
 
 def test_keep_probability_formula():
@@ -35,6 +35,22 @@ def test_alias_table_reproduces_distribution_exactly(power):
         implied[alias[i]] += (1 - a) / n
     want = counts ** power / np.sum(counts ** power)
     np.testing.assert_allclose(implied, want, atol=1e-9)
+
+
+@pytest.mark.parametrize("power", [0.75, 0.0])
+def test_packed_alias_table_decides_every_draw_like_the_two_arrays(power):
+    """The CPU kernels' packed table picks the same word for every low-32-bit value."""
+    counts = np.array([1000, 333, 120, 120, 55, 9, 2, 1], np.int64)
+    thr, alias = alias_table(counts, power)
+    assert np.any(thr == 1 << 32)          # a column that always accepts: the edge case of packing
+    packed = pack_alias_table(thr, alias)
+    assert packed.dtype == np.uint64
+    low = np.array([0, 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1] + list(thr[thr < 2 ** 32]) +
+                   list(np.maximum(thr[thr < 2 ** 32] - 1, 0)), np.uint64)
+    for i in range(counts.size):
+        want = np.where(low.astype(np.int64) < thr[i], i, alias[i])
+        got = np.where(low < (packed[i] & np.uint64(0xFFFFFFFF)), i, (packed[i] >> np.uint64(32)).astype(np.int64))
+        assert np.array_equal(got, want), i
 
 
 def huffman_cost(counts):

@@ -307,8 +307,8 @@ def _train_slice(tokens, work, setup, sched, threads):
         m = sched["round_total"] / sub.size
         pos0 = int(round(sched["position"] / m))
         total = max(1, int(round(sched["total"] / m)))
-        train_tokens(sub, pos0, total, syn0, syn1neg, syn1, t.keep_threshold, t.noise_threshold,
-                     t.noise_alias, t.hs_codes, t.hs_points, t.hs_lengths, p["sg"], p["cbow_mean"],
+        train_tokens(sub, pos0, total, syn0, syn1neg, syn1, t.keep_threshold, t.noise_table,
+                     t.hs_codes, t.hs_points, t.hs_lengths, p["sg"], p["cbow_mean"],
                      p["window"], p["negative"], p["hs"], p["shared"], p["alpha"] * lr,
                      p["min_alpha"] * lr, p["max_sentence_length"], rng[i], stats[i])
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .corpus import SENTINEL
 from .kernels.cpu import train_tokens
+from .sampling import pack_alias_table
 
 BLOCK_TOKENS = 1 << 20  # ids read at a time from an on-disk encoded corpus (4 MiB)
 
@@ -25,6 +26,7 @@ class Tables:
         self.keep_threshold = keep_threshold
         self.noise_threshold = noise_threshold
         self.noise_alias = noise_alias
+        self.noise_table = pack_alias_table(noise_threshold, noise_alias)   # what the CPU kernels read
         self.hs_codes = hs_codes
         self.hs_points = hs_points
         self.hs_lengths = hs_lengths
@@ -154,7 +156,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     lock = threading.Lock()
     stop_event = stop_event or threading.Event()
 
-    args = (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_threshold, tables.noise_alias,
+    args = (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_table,
             tables.hs_codes, tables.hs_points, tables.hs_lengths, s.sg, s.cbow_mean, s.window,
             s.negative, s.hs, not s.exact, s.alpha, s.min_alpha, s.max_sentence_length)
 

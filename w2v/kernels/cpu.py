@@ -28,11 +28,19 @@ import numpy as np
 from numba import njit
 
 from .fastmath import exp32, log32
+from .prefetch import prefetch_row
 
 # Explicit compilation options: no GIL (Python threads run kernels in
 # parallel), fastmath so that LLVM vectorizes reductions (dot products) with
 # FMA, cached on disk so only the first run pays compilation.
 KERNEL_OPTIONS = dict(nogil=True, fastmath=True, cache=True, error_model="numpy", boundscheck=False)
+# Functions that allocate nothing are compiled without Numba's reference
+# counting (the private but long-standing ``_nrt=False`` flag).  With it,
+# every call of a helper that takes arrays costs an atomic increment and
+# decrement per array (the refcount pruning pass cannot remove them across
+# loops); per trained word that was ~12% of the time on one thread, and on
+# two threads the shared arrays' counters bounced between the cores.
+INNER_OPTIONS = dict(KERNEL_OPTIONS, _nrt=False)
 
 SIGMOID_CLIP = np.float32(20.0)  # sigmoid(20) == 1 in float32; keeps exp() finite
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -45,7 +53,7 @@ _U32 = np.uint64(32)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
+@njit(**INNER_OPTIONS)
 def splitmix64(state):
     """Advance a splitmix64 state; return (random uint64, new state)."""
     state = state + _GOLDEN
@@ -55,34 +63,40 @@ def splitmix64(state):
     return z ^ (z >> _U31), state
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
+@njit(**INNER_OPTIONS)
 def uniform_index(r, n):
     """Map the high 32 bits of ``r`` to ``[0, n)`` without division (multiply-shift)."""
     return np.int64(((r >> _U32) * np.uint64(n)) >> _U32)
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
-def draw_noise(r, noise_threshold, noise_alias):
-    """One draw from the noise distribution (alias method) with one random number."""
-    i = uniform_index(r, noise_threshold.size)
-    if np.int64(r & _LOW32) < noise_threshold[i]:
+@njit(**INNER_OPTIONS)
+def draw_noise(r, noise_table):
+    """One draw from the noise distribution (alias method) with one random number.
+
+    ``noise_table`` is :func:`w2v.sampling.pack_alias_table`'s: column ``i``
+    (high 32 random bits) is kept when the low 32 bits are below its
+    threshold (low half of the entry), else its alias (high half) is drawn.
+    """
+    i = uniform_index(r, noise_table.size)
+    e = noise_table[i]
+    if (r & _LOW32) < (e & _LOW32):
         return i
-    return np.int64(noise_alias[i])
+    return np.int64(e >> _U32)
 
 
 @njit(**KERNEL_OPTIONS)
-def sample_noise(n, noise_threshold, noise_alias, rng_state):
+def sample_noise(n, noise_table, rng_state):
     """Draw ``n`` noise words (for tests and statistics)."""
     out = np.empty(n, np.int64)
     s = rng_state[0]
     for k in range(n):
         r, s = splitmix64(s)
-        out[k] = draw_noise(r, noise_threshold, noise_alias)
+        out[k] = draw_noise(r, noise_table)
     rng_state[0] = s
     return out
 
 
-@njit(**KERNEL_OPTIONS)
+@njit(**INNER_OPTIONS)
 def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G):
     """One SGD step of ``nx`` input rows against ``nt`` output rows.
 
@@ -183,8 +197,8 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G):
     return np.float64(loss)
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
-def _negative_targets(centre, negative, noise_threshold, noise_alias, targets, labels, s):
+@njit(**INNER_OPTIONS)
+def _negative_targets(centre, negative, noise_table, targets, labels, s):
     # the centre word (label 1) then up to `negative` noise words; a noise word
     # equal to the centre is skipped, as in word2vec.c and gensim
     targets[0] = centre
@@ -192,7 +206,7 @@ def _negative_targets(centre, negative, noise_threshold, noise_alias, targets, l
     nt = 1
     for _ in range(negative):
         r, s = splitmix64(s)
-        w = draw_noise(r, noise_threshold, noise_alias)
+        w = draw_noise(r, noise_table)
         if w == centre:
             continue
         targets[nt] = w
@@ -201,7 +215,7 @@ def _negative_targets(centre, negative, noise_threshold, noise_alias, targets, l
     return nt, s
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
+@njit(**INNER_OPTIONS)
 def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
     n = hs_lengths[centre]
     for k in range(n):
@@ -210,8 +224,27 @@ def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
     return n
 
 
-@njit(**KERNEL_OPTIONS)
-def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
+@njit(**INNER_OPTIONS)
+def _prefetch_next(sent, n, i, s, syn0, syn1neg, noise_table, window, negative,
+                   per_pair):
+    # Start loading the rows the next centre word will touch while this one
+    # computes: the input row entering the window, and its output rows.  The
+    # RNG is a counter (state += golden per draw), so the next word's noise
+    # words are known now: this word draws `negative` of them, the next word
+    # its window, then its own `negative` (per-pair mode draws more; skipped).
+    nxt = i + window + 1
+    if nxt < n:
+        prefetch_row(syn0, sent[nxt])
+    if negative > 0:
+        prefetch_row(syn1neg, sent[i + 1])
+        if not per_pair:
+            for k in range(negative + 2, 2 * negative + 2):
+                r, _ = splitmix64(s + np.uint64(k - 1) * _GOLDEN)
+                prefetch_row(syn1neg, draw_noise(r, noise_table))
+
+
+@njit(**INNER_OPTIONS)
+def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative, hs, shared,
                    alpha, s, X, dX, G, ctx, targets, labels, stats):
     """Train one (already subsampled) sentence ``sent[:n]``; return the new RNG state.
@@ -232,6 +265,9 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
                 nc += 1
         if nc == 0:
             continue
+        if i + 1 < n:
+            _prefetch_next(sent, n, i, s, syn0, syn1neg, noise_table,
+                           window, negative, sg and not shared)
         if sg:
             if shared:
                 # gather all context rows once; share targets (and negatives)
@@ -245,7 +281,7 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
                     nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
                     loss += sgd_block(X, nc, syn1, targets, labels, nt, alpha, dX, G)
                 if negative > 0:
-                    nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
+                    nt, s = _negative_targets(centre, negative, noise_table,
                                               targets, labels, s)
                     loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G)
                 for c in range(nc):
@@ -266,7 +302,7 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
                         nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
                         loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G)
                     if negative > 0:
-                        nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
+                        nt, s = _negative_targets(centre, negative, noise_table,
                                                   targets, labels, s)
                         loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
                     for d in range(dim):
@@ -291,7 +327,7 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
                 nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
                 loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G)
             if negative > 0:
-                nt, s = _negative_targets(centre, negative, noise_threshold, noise_alias,
+                nt, s = _negative_targets(centre, negative, noise_table,
                                           targets, labels, s)
                 loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
             if not cbow_mean:
@@ -311,8 +347,8 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
 
 
 @njit(**KERNEL_OPTIONS)
-def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise_threshold,
-                 noise_alias, hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
+def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise_table,
+                 hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
                  hs, shared, alpha0, min_alpha, max_sentence_length, rng_state, stats):
     """Train on a block of the encoded corpus.
 
@@ -328,8 +364,9 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
         Input vectors, negative-sampling output vectors, HS inner-node vectors.
     keep_threshold : int64[:]
         Subsampling: keep a token if ``rand32 < keep_threshold[id]``.
-    noise_threshold, noise_alias : int64[:], int32[:]
-        Alias table of the noise distribution.
+    noise_table : uint64[:]
+        Packed alias table of the noise distribution
+        (:func:`w2v.sampling.pack_alias_table`).
     hs_codes, hs_points, hs_lengths : int8[:, :], int32[:, :], int32[:]
         Huffman tree.
     sg, cbow_mean, hs, shared : bool
@@ -370,7 +407,7 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
                 alpha = np.float32(alpha0 - (alpha0 - min_alpha) * min(frac, 1.0))
                 if alpha < min_alpha:
                     alpha = np.float32(min_alpha)
-                s = train_sentence(sent, n, syn0, syn1neg, syn1, noise_threshold, noise_alias,
+                s = train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
                                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
                                    hs, shared, alpha, s, X, dX, G, ctx, targets, labels, local)
                 kept += n

@@ -1,0 +1,43 @@
+"""Software prefetch of matrix rows (an LLVM ``llvm.prefetch`` intrinsic).
+
+The training kernels are bound by the latency of loading rows of the output
+matrix that are not in cache (negative samples are spread over the whole
+vocabulary).  The kernels know one word ahead which rows they will touch, so
+they ask the CPU to start loading them while the current word computes.  A
+prefetch is only a hint: it never faults and never changes a result.
+"""
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+_LINE = 64   # bytes per cache line
+
+
+@intrinsic
+def prefetch_row(typingctx, arr, row):
+    """Prefetch every cache line of ``arr[row]`` (a 2-D array) for reading."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and isinstance(row, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, rowty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        row_bytes = cgutils.unpack_tuple(builder, ary.strides)[0]
+        index = context.cast(builder, args[1], rowty, types.intp)
+        i8p = ir.IntType(8).as_pointer()
+        start = builder.gep(builder.bitcast(ary.data, i8p), [builder.mul(index, row_bytes)])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # (address, read, keep in all cache levels, data cache)
+        hint = [ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)]
+        step = ir.Constant(row_bytes.type, _LINE)
+        with cgutils.for_range_slice(builder, ir.Constant(row_bytes.type, 0), row_bytes, step) as (off, _):
+            builder.call(fn, [builder.gep(start, [off])] + hint)
+        # a row that does not start on a line boundary spills into one more line
+        last = builder.sub(row_bytes, ir.Constant(row_bytes.type, 1))
+        builder.call(fn, [builder.gep(start, [last])] + hint)
+        return context.get_dummy_value()
+
+    return types.none(arr, row), codegen
