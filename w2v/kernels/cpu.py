@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .fastmath import exp32, log32
-from .prefetch import prefetch_row
+from .prefetch import prefetch_item, prefetch_row
 
 # Explicit compilation options: no GIL (Python threads run kernels in
 # parallel), fastmath so that LLVM vectorizes reductions (dot products) with
@@ -225,22 +225,28 @@ def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
 
 
 @njit(**INNER_OPTIONS)
-def _prefetch_next(sent, n, i, s, syn0, syn1neg, noise_table, window, negative,
-                   per_pair):
-    # Start loading the rows the next centre word will touch while this one
-    # computes: the input row entering the window, and its output rows.  The
-    # RNG is a counter (state += golden per draw), so the next word's noise
-    # words are known now: this word draws `negative` of them, the next word
-    # its window, then its own `negative` (per-pair mode draws more; skipped).
+def _prefetch_next(sent, n, i, s, syn0, syn1neg, noise_table, window, negative, per_pair):
+    # Start loading what the next centre words will touch while this one
+    # computes.  The RNG is a counter (state += golden per draw), so future
+    # noise words are known now: this word draws `negative` of them, each
+    # later word its window and then its own `negative` (per-pair mode draws
+    # more; skipped).  The noise words' rows are fetched one word ahead and
+    # their alias-table entries two words ahead, so that the row addresses do
+    # not wait on a missing table entry.
     nxt = i + window + 1
     if nxt < n:
         prefetch_row(syn0, sent[nxt])
     if negative > 0:
         prefetch_row(syn1neg, sent[i + 1])
         if not per_pair:
-            for k in range(negative + 2, 2 * negative + 2):
+            step = negative + 1
+            for k in range(step + 1, 2 * step):          # draws of word i + 1's noise words
                 r, _ = splitmix64(s + np.uint64(k - 1) * _GOLDEN)
                 prefetch_row(syn1neg, draw_noise(r, noise_table))
+            if i + 2 < n:
+                for k in range(2 * step + 1, 3 * step):  # word i + 2's noise words
+                    r, _ = splitmix64(s + np.uint64(k - 1) * _GOLDEN)
+                    prefetch_item(noise_table, uniform_index(r, noise_table.size))
 
 
 @njit(**INNER_OPTIONS)

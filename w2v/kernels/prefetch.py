@@ -41,3 +41,24 @@ def prefetch_row(typingctx, arr, row):
         return context.get_dummy_value()
 
     return types.none(arr, row), codegen
+
+
+@intrinsic
+def prefetch_item(typingctx, arr, index):
+    """Prefetch the cache line holding ``arr[index]`` (a 1-D contiguous array)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and isinstance(index, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        i = context.cast(builder, args[1], idxty, types.intp)
+        ptr = builder.gep(ary.data, [i])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.none(arr, index), codegen
