@@ -156,3 +156,85 @@ def test_idstream_spill_equals_memory():
     assert disk.on_disk and not mem.on_disk
     assert np.array_equal(mem.read(0, 10 ** 6), disk.read(0, 10 ** 6))
     assert np.array_equal(mem.read(37, 100), disk.read(37, 100))
+
+
+# --------------------------------------------------------------------------- byte-level scan
+# Every character str.split() treats as whitespace, and bytes that are not valid UTF-8.
+_SPACES = ["\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", " ", "\x85", "\xa0", "\u1680",
+           "\u2000", "\u2005", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"]
+_WORDS = ["a", "bb", "é", "日本", "\u200b", "\ufffd", "\u2001x", "x\u180e"]   # U+200B, U+180E: not spaces
+_RAW = [b"\xff", b"\xfe", b"\xe2\x80", b"\xc2", b"\xe2", b"\xe1\x9a", b"\xe3\x80", b"\xef\xbf\xbd",
+        b"\xed\xa0\x80", b"\x80", b"\xf0\x9f\x98", b"\xc2\xc2\xa0"]
+
+
+def scan_via_text(paths, chunk):
+    """The general (decoded text, str.split) scan of the same corpus, for comparison."""
+    from w2v.corpus import _scan_text
+    stream = IdStream()
+    words, counts, n_tokens, n_sentences = _scan_text(resolve_inputs(paths), stream, "whitespace", False,
+                                                      chunk, None)
+    stream.finish()
+    return words, counts, stream.read(0, stream.length).copy(), n_tokens, n_sentences
+
+
+def test_the_whitespace_tokenizer_sees_every_str_isspace_character():
+    import sys as _sys
+    spaces = {c for c in range(_sys.maxunicode + 1) if chr(c).isspace()}
+    assert spaces == {ord(c) for c in _SPACES} | {0x2001, 0x2002, 0x2003, 0x2004, 0x2006, 0x2007, 0x2008,
+                                                  0x2009}
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
+def test_byte_scan_equals_text_scan_on_unicode_spaces_and_bad_bytes(tmp_path, chunk):
+    rng = np.random.default_rng(chunk)
+    allspaces = _SPACES + ["\u2001", "\u2002", "\u2003", "\u2004", "\u2006", "\u2007", "\u2008", "\u2009"]
+    for trial in range(40):
+        parts = []
+        for k in range(int(rng.integers(0, 80))):
+            if k % 8 == 7:          # tokens stay under 64 bytes: no forced cut of an overlong token
+                parts.append(b" ")
+                continue
+            u = rng.random()
+            if u < 0.25:
+                parts.append(_RAW[rng.integers(len(_RAW))])
+            elif u < 0.6:
+                parts.append(allspaces[rng.integers(len(allspaces))].encode())
+            else:
+                parts.append(_WORDS[rng.integers(len(_WORDS))].encode())
+        p = tmp_path / f"t{trial}.txt"
+        p.write_bytes(b"".join(parts))
+        q = tmp_path / f"u{trial}.txt"
+        q.write_bytes(b"".join(reversed(parts)))
+        want_words, want_counts, want_ids, want_tokens, want_sentences = scan_via_text([str(p), str(q)], chunk)
+        if want_tokens == 0:
+            continue
+        got = scan_corpus([str(p), str(q)], chunk_chars=chunk)
+        assert got.words == want_words, (trial, b"".join(parts))
+        assert np.array_equal(got.counts, want_counts)
+        assert np.array_equal(got.stream.read(0, got.stream.length), want_ids)
+        assert (got.n_tokens, got.n_sentences) == (want_tokens, want_sentences)
+        got.stream.close()
+
+
+def test_byte_strings_that_decode_alike_are_one_word(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"\xff x \xfe \xef\xbf\xbd x\n\xff")     # three spellings of U+FFFD
+    sc = scan_corpus([str(p)])
+    assert sc.words == ["\ufffd", "x"]
+    assert sc.counts.tolist() == [4, 2]
+    assert sc.stream.read(0, sc.stream.length).tolist() == [0, 1, 0, 0, 1, SENTINEL, 0, SENTINEL]
+
+
+def test_byte_scan_grows_its_tables_and_counts_exactly(tmp_path):
+    from collections import Counter
+    rng = np.random.default_rng(3)
+    words = [f"w{int(i)}" for i in rng.zipf(1.3, 300_000) % 200_000]
+    p = tmp_path / "many.txt"
+    p.write_text(" ".join(words[:150_000]) + "\n" + " ".join(words[150_000:]), encoding="utf-8")
+    sc = scan_corpus([str(p)])
+    want = Counter(words)
+    assert len(sc.words) == len(want)
+    assert dict(zip(sc.words, sc.counts.tolist())) == dict(want)
+    assert sc.words == list(dict.fromkeys(words))                      # first-occurrence order
+    ids = sc.stream.read(0, sc.stream.length)
+    assert [sc.words[i] for i in ids[ids >= 0]] == words

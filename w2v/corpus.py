@@ -96,27 +96,30 @@ def resolve_inputs(paths):
     return files
 
 
+def open_binary(path):
+    """Open a corpus file for reading bytes: ``.gz``, ``.bz2`` and ``.xz`` are
+    decompressed on the fly; ``"-"`` is standard input."""
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        if path.endswith(".gz"):
+            return gzip.open(path, "rb")
+        if path.endswith(".bz2"):
+            return bz2.open(path, "rb")
+        if path.endswith(".xz") or path.endswith(".lzma"):
+            return lzma.open(path, "rb")
+        return open(path, "rb", buffering=1 << 20)
+    except OSError as exc:
+        raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
+
+
 def open_text(path):
     """Open a corpus file for reading as UTF-8 text, undecodable bytes replaced.
 
     ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly; ``"-"`` is
     standard input.  Line endings are not translated (``\\r`` is whitespace).
     """
-    if path == "-":
-        raw = sys.stdin.buffer
-    else:
-        try:
-            if path.endswith(".gz"):
-                raw = gzip.open(path, "rb")
-            elif path.endswith(".bz2"):
-                raw = bz2.open(path, "rb")
-            elif path.endswith(".xz") or path.endswith(".lzma"):
-                raw = lzma.open(path, "rb")
-            else:
-                raw = open(path, "rb", buffering=1 << 20)
-        except OSError as exc:
-            raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace", newline="")
 
 
 def input_size(files):
@@ -186,9 +189,12 @@ def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars
                 fh.close()
 
 
-def _read_chunks(fh, path, chunk_chars, on_bytes=None):
-    """Yield text chunks of at most ``chunk_chars`` characters; read errors become CorpusError."""
-    while True:
+def _read_chunks(fh, path, chunk_chars, on_bytes=None, limit=None):
+    """Yield chunks of at most ``chunk_chars`` characters (or bytes), ``limit`` of them at
+    most (default: to the end); read errors become CorpusError."""
+    while limit is None or limit > 0:
+        if limit is not None:
+            limit -= 1
         try:
             data = fh.read(chunk_chars)
         except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
@@ -400,11 +406,31 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         Missing or unreadable inputs, or no token at all.
     """
     files = resolve_inputs(paths)
+    if tokenizer not in TOKENIZERS:
+        raise ParameterError(f"unknown tokenizer {tokenizer!r} (choose from {', '.join(TOKENIZERS)})")
+    stream = IdStream(memory_budget, tmpdir)
+    try:
+        if tokenizer == "whitespace" and not lowercase:
+            words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress)
+        else:
+            words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase,
+                                                              chunk_chars, progress)
+    except BaseException:
+        stream.close()
+        raise
+    stream.finish()
+    if n_tokens == 0:
+        stream.close()
+        raise CorpusError("corpus is empty: no tokens in " + ", ".join(files))
+    return ScannedCorpus(words, counts, stream, n_tokens, n_sentences, files)
+
+
+def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress):
+    """The general scan: decoded text, Python tokenizers, a dict of provisional ids."""
     next_id = itertools.count().__next__
     index = defaultdict(next_id)  # word -> provisional id, assigned on first sight
     lookup = index.__getitem__
     counts = np.zeros(1024, np.int64)
-    stream = IdStream(memory_budget, tmpdir)
     n_tokens = 0
     n_sentences = 0
     chars = [0]
@@ -452,13 +478,76 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         if pending_len >= (1 << 16):
             flush()
     flush()
-    stream.finish()
     words = list(index.keys())
-    counts = counts[:len(words)].copy()
-    if n_tokens == 0:
-        stream.close()
-        raise CorpusError("corpus is empty: no tokens in " + ", ".join(files))
-    return ScannedCorpus(words, counts, stream, n_tokens, n_sentences, files)
+    return words, counts[:len(words)].copy(), n_tokens, n_sentences
+
+
+def _scan_bytes(files, stream, chunk_bytes, progress):
+    """The whitespace scan over raw bytes (:mod:`w2v.kernels.tokenize`).
+
+    Gives the same words, counts and id stream as :func:`_scan_text` with
+    the whitespace tokenizer: words are decoded once each with
+    ``errors="replace"``, and byte strings that decode to the same word (only
+    possible with undecodable bytes) are merged into the first one's id.
+    """
+    from .kernels.tokenize import ByteVocabulary
+    vocab = ByteVocabulary()
+    n_tokens = 0
+    n_files = 0
+    done = 0
+    sentinel = np.full(1, SENTINEL, np.int32)
+    for path in files:
+        fh = open_binary(path)
+        n_files += 1
+        try:
+            carry = b""
+            while True:
+                data = b"".join(_read_chunks(fh, path, chunk_bytes, limit=1))
+                final = not data
+                done += len(data)
+                text = carry + data if carry else data
+                if not text:
+                    break
+                buf = np.frombuffer(text, np.uint8)
+                # a "token" longer than 64 chunks is cut (memory stays bounded), as _scan_text does
+                force = not final and buf.size >= 64 * chunk_bytes
+                out = np.empty(buf.size, np.int32)
+                lines_before = int(vocab.state[2])
+                consumed, written = vocab.scan(buf, buf.size, final or force, out)
+                if written:
+                    stream.append(out[:written])
+                    n_tokens += written - (int(vocab.state[2]) - lines_before)
+                carry = text[consumed:]
+                if progress is not None:
+                    progress(done, n_tokens)
+                if final:
+                    break
+        finally:
+            if path != "-":
+                fh.close()
+        stream.append(sentinel)   # the end of a file ends a sentence
+    words = vocab.words()
+    counts = vocab.counts[:len(words)].copy()
+    if len(set(words)) < len(words):
+        words, counts = _merge_same_words(words, counts, stream)
+    return words, counts, n_tokens, int(vocab.state[2]) + n_files
+
+
+def _merge_same_words(words, counts, stream):
+    """Give byte strings that decoded to the same word one provisional id (the first)."""
+    first = {}
+    premap = np.empty(len(words) + 1, np.int32)   # shifted by one: index 0 is the sentinel
+    premap[0] = SENTINEL
+    merged_words = []
+    for i, w in enumerate(words):
+        j = first.setdefault(w, len(merged_words))
+        if j == len(merged_words):
+            merged_words.append(w)
+        premap[i + 1] = j
+    merged_counts = np.bincount(premap[1:], weights=counts, minlength=len(merged_words)).astype(np.int64)
+    stream.finish()
+    stream.rewrite(lambda ids: premap[ids + 1])
+    return merged_words, merged_counts
 
 
 class EncodedCorpus:

@@ -1,0 +1,290 @@
+"""Byte-level whitespace tokenizer and counter: the corpus scan without Python strings.
+
+:func:`scan_bytes` splits a buffer of UTF-8 bytes at whitespace, looks every
+token up in an open-addressing hash table of the words seen so far (FNV-1a
+hash, linear probing), gives new words the next provisional id, counts, and
+writes the id stream with ``-1`` after every ``\\n``.  It is the same
+tokenization as ``line.split()`` for each ``\\n``-separated line of the text
+decoded with ``errors="replace"``:
+
+* whitespace is every character ``str.isspace()`` accepts: the ASCII ones and
+  the multi-byte ones (NEL, NO-BREAK SPACE, OGHAM SPACE MARK, U+2000..200A,
+  LINE/PARAGRAPH SEPARATOR, NARROW NO-BREAK SPACE, MEDIUM MATHEMATICAL SPACE,
+  IDEOGRAPHIC SPACE), recognised by their UTF-8 byte sequences.  A multi-byte
+  whitespace starts with a lead byte, and a decoder always restarts at a lead
+  byte, so an invalid sequence before it cannot swallow it;
+* tokens keep their raw bytes; the caller decodes each distinct word once
+  with ``errors="replace"`` and merges words that decode to the same string.
+
+Python only reads chunks and grows the arrays (:class:`ByteVocabulary`); the
+scan itself runs at tens of millions of tokens per second.
+"""
+import numpy as np
+from numba import njit
+
+OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+# ASCII whitespace of str.isspace(): \t \n \v \f \r, the four separators 0x1c-0x1f, space
+ASCII_SPACE = np.zeros(128, np.bool_)
+ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+
+
+@njit(**OPTIONS)
+def space_length(buf, i, n, final):
+    """Bytes of the whitespace character at ``buf[i]``: 0 if none, -1 if the buffer
+    ends inside what could be one (only when not ``final``)."""
+    b = buf[i]
+    if b < 0x80:
+        return 1 if ASCII_SPACE[b] else 0
+    if b == 0xC2:                                    # U+0085, U+00A0
+        if i + 1 >= n:
+            return 0 if final else -1
+        c = buf[i + 1]
+        return 2 if (c == 0x85 or c == 0xA0) else 0
+    if b == 0xE1 or b == 0xE2 or b == 0xE3:
+        if i + 2 >= n:
+            if final:
+                return 0
+            # a prefix of a 3-byte space only if the bytes so far match one
+            if i + 1 < n:
+                c = buf[i + 1]
+                if not ((b == 0xE1 and c == 0x9A) or (b == 0xE2 and (c == 0x80 or c == 0x81))
+                        or (b == 0xE3 and c == 0x80)):
+                    return 0
+            return -1
+        c = buf[i + 1]
+        d = buf[i + 2]
+        if b == 0xE1:                                # U+1680
+            return 3 if (c == 0x9A and d == 0x80) else 0
+        if b == 0xE3:                                # U+3000
+            return 3 if (c == 0x80 and d == 0x80) else 0
+        if c == 0x80:                                # U+2000..200A, U+2028, U+2029, U+202F
+            return 3 if (d <= 0x8A and d >= 0x80) or d == 0xA8 or d == 0xA9 or d == 0xAF else 0
+        if c == 0x81:                                # U+205F
+            return 3 if d == 0x9F else 0
+        return 0
+    return 0
+
+
+_LOW32 = np.int64(0xFFFFFFFF)
+_MIX1 = np.uint64(0xFF51AFD7ED558CCD)
+_MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
+
+
+@njit(**OPTIONS)
+def mix_hash(h):
+    """Spread FNV-1a's bits (murmur3's finalizer): the low bits of an FNV-1a
+    hash depend only on the low bits of the input, and the slot is taken
+    from the low bits."""
+    h ^= h >> np.uint64(33)
+    h *= _MIX1
+    h ^= h >> np.uint64(33)
+    h *= _MIX2
+    h ^= h >> np.uint64(33)
+    return h
+
+
+@njit(**OPTIONS)
+def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
+    """Tokenize ``buf[:n]``, count the tokens and write their provisional ids.
+
+    Parameters
+    ----------
+    buf : uint8[:]
+    n : int
+        Bytes of ``buf`` to scan.
+    final : bool
+        ``buf`` ends the input: its last token is complete.  Otherwise the
+        scan stops before a token (or whitespace character) that may continue
+        in the next buffer; the caller carries those bytes over.
+    table : int64[:]
+        Hash slots, size a power of two: ``-1`` empty, else
+        ``(high 31 bits of the hash) << 32 | id``, so a probe reads one entry.
+        Kept at most half full.
+    words : int64[:, 2]
+        Per provisional id: start and length of its bytes in ``arena``.
+    arena : uint8[:]
+        The bytes of every word, each followed by ``\\n`` (so that the whole
+        arena decodes in one call and splits into the words).
+    counts : int64[:]
+        Per provisional id.
+    state : int64[3]
+        ``[words, arena bytes used, newlines seen]``, updated.
+    out : int32[:]
+        At least ``n`` long: receives the ids, ``-1`` after each ``\\n``.
+
+    Returns
+    -------
+    (consumed, written, full) : bytes of ``buf`` done, ids written to
+    ``out``, and whether the scan stopped early because ``table``, ``words``
+    or ``arena`` needs to grow (the caller grows them and scans the rest).
+    """
+    mask = table.size - 1
+    nw = state[0]
+    used = state[1]
+    lines = state[2]
+    nout = 0
+    i = 0
+    consumed = 0
+    full = False
+    while i < n:
+        b = buf[i]
+        if b < 0x80:                 # ASCII: the common case, decided inline
+            k = 1 if ASCII_SPACE[b] else 0
+        else:
+            k = space_length(buf, i, n, final)
+        if k < 0:
+            break
+        if k > 0:
+            if b == 10:
+                out[nout] = -1
+                nout += 1
+                lines += 1
+            i += k
+            consumed = i
+            continue
+        # a token: up to the next whitespace
+        j = i
+        h = _FNV_OFFSET
+        incomplete = False
+        while j < n:
+            c = buf[j]
+            if c < 0x80:
+                if ASCII_SPACE[c]:
+                    break
+            else:
+                k = space_length(buf, j, n, final)
+                if k > 0:
+                    break
+                if k < 0:
+                    incomplete = True
+                    break
+            h = (h ^ np.uint64(c)) * _FNV_PRIME
+            j += 1
+        if incomplete or (j == n and not final):
+            break
+        length = j - i
+        h = mix_hash(h)
+        tag = np.int64(h >> np.uint64(33))   # 31 bits: entries stay >= 0
+        slot = np.int64(h & np.uint64(mask))
+        wid = -1
+        while True:
+            e = table[slot]
+            if e < 0:
+                break
+            if (e >> 32) == tag:
+                cand = e & _LOW32
+                if words[cand, 1] == length:
+                    s = words[cand, 0]
+                    same = True
+                    for t in range(length):
+                        if arena[s + t] != buf[i + t]:
+                            same = False
+                            break
+                    if same:
+                        wid = cand
+                        break
+            slot = (slot + 1) & mask
+        if wid < 0:
+            if 4 * (nw + 1) > table.size or nw >= words.shape[0] or used + length + 1 > arena.size:
+                full = True
+                break
+            wid = nw
+            nw += 1
+            table[slot] = (tag << 32) | wid
+            words[wid, 0] = used
+            words[wid, 1] = length
+            counts[wid] = 0
+            for t in range(length):
+                arena[used + t] = buf[i + t]
+            arena[used + length] = 10
+            used += length + 1
+        counts[wid] += 1
+        out[nout] = wid
+        nout += 1
+        i = j
+        consumed = j
+    state[0] = nw
+    state[1] = used
+    state[2] = lines
+    return consumed, nout, full
+
+
+class ByteVocabulary:
+    """The growing arrays of :func:`scan_bytes`, resized in Python between calls."""
+
+    def __init__(self, capacity=1 << 15):
+        self.table = np.full(2 * capacity, -1, np.int64)
+        self.words_meta = np.zeros((capacity, 2), np.int64)
+        self.counts = np.zeros(capacity, np.int64)
+        self.arena = np.zeros(1 << 20, np.uint8)
+        self.state = np.zeros(3, np.int64)   # words, arena bytes, newlines
+
+    @property
+    def size(self):
+        return int(self.state[0])
+
+    def grow(self):
+        """Double whatever :func:`scan_bytes` found full."""
+        nw, used = int(self.state[0]), int(self.state[1])
+        if nw >= self.words_meta.shape[0]:
+            meta = np.zeros((2 * self.words_meta.shape[0], 2), np.int64)
+            meta[:nw] = self.words_meta[:nw]
+            self.words_meta = meta
+            counts = np.zeros(meta.shape[0], np.int64)
+            counts[:nw] = self.counts[:nw]
+            self.counts = counts
+        if 4 * (nw + 1) > self.table.size:
+            self.table = np.full(2 * self.table.size, -1, np.int64)
+            rebuild_table(self.table, self.words_meta, self.arena, nw)
+        # room for the longest token a buffer can hold is checked by the caller
+        if used + (1 << 16) > self.arena.size:
+            arena = np.zeros(2 * self.arena.size, np.uint8)
+            arena[:used] = self.arena[:used]
+            self.arena = arena
+
+    def scan(self, buf, n, final, out):
+        """Scan all of ``buf[:n]`` (see :func:`scan_bytes`), growing as needed;
+        return ``(consumed, written)``."""
+        done = 0
+        written = 0
+        if self.arena.size < int(self.state[1]) + n + 1:      # any single token fits
+            arena = np.zeros(max(2 * self.arena.size, int(self.state[1]) + n + 1), np.uint8)
+            arena[:self.state[1]] = self.arena[:self.state[1]]
+            self.arena = arena
+        while True:
+            c, w, full = scan_bytes(buf[done:n], n - done, final, self.table, self.words_meta,
+                                    self.arena, self.counts, self.state, out[written:])
+            done += c
+            written += w
+            if not full:
+                return done, written
+            self.grow()
+
+    def words(self):
+        """Decode every word once (``errors="replace"``), in provisional-id order."""
+        if self.size == 0:
+            return []
+        text = self.arena[:self.state[1]].tobytes().decode("utf-8", "replace")
+        words = text.split("\n")
+        words.pop()       # the text ends with a separator
+        return words
+
+
+@njit(**OPTIONS)
+def rebuild_table(table, words, arena, nw):
+    """Insert ids ``0..nw-1`` into the empty ``table``, hashing their bytes again."""
+    mask = table.size - 1
+    for w in range(nw):
+        h = _FNV_OFFSET
+        s = words[w, 0]
+        for t in range(words[w, 1]):
+            h = (h ^ np.uint64(arena[s + t])) * _FNV_PRIME
+        h = mix_hash(h)
+        slot = np.int64(h & np.uint64(mask))
+        while table[slot] >= 0:
+            slot = (slot + 1) & mask
+        table[slot] = (np.int64(h >> np.uint64(33)) << 32) | w
