@@ -14,6 +14,16 @@ from numba.extending import intrinsic
 _LINE = 64   # bytes per cache line
 
 
+def _emit_prefetch(builder, address):
+    """``llvm.prefetch(address, read, keep in all cache levels, data cache)``."""
+    i8p = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+    builder.call(fn, [builder.bitcast(address, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
+                      ir.Constant(i32, 1)])
+
+
 @intrinsic
 def prefetch_row(typingctx, arr, row):
     """Prefetch every cache line of ``arr[row]`` (a 2-D array) for reading."""
@@ -25,19 +35,13 @@ def prefetch_row(typingctx, arr, row):
         ary = context.make_array(aryty)(context, builder, args[0])
         row_bytes = cgutils.unpack_tuple(builder, ary.strides)[0]
         index = context.cast(builder, args[1], rowty, types.intp)
-        i8p = ir.IntType(8).as_pointer()
-        start = builder.gep(builder.bitcast(ary.data, i8p), [builder.mul(index, row_bytes)])
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        # (address, read, keep in all cache levels, data cache)
-        hint = [ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)]
+        start = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()),
+                            [builder.mul(index, row_bytes)])
         step = ir.Constant(row_bytes.type, _LINE)
         with cgutils.for_range_slice(builder, ir.Constant(row_bytes.type, 0), row_bytes, step) as (off, _):
-            builder.call(fn, [builder.gep(start, [off])] + hint)
+            _emit_prefetch(builder, builder.gep(start, [off]))
         # a row that does not start on a line boundary spills into one more line
-        last = builder.sub(row_bytes, ir.Constant(row_bytes.type, 1))
-        builder.call(fn, [builder.gep(start, [last])] + hint)
+        _emit_prefetch(builder, builder.gep(start, [builder.sub(row_bytes, ir.Constant(row_bytes.type, 1))]))
         return context.get_dummy_value()
 
     return types.none(arr, row), codegen
@@ -53,12 +57,7 @@ def prefetch_item(typingctx, arr, index):
         aryty, idxty = signature.args
         ary = context.make_array(aryty)(context, builder, args[0])
         i = context.cast(builder, args[1], idxty, types.intp)
-        ptr = builder.gep(ary.data, [i])
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        _emit_prefetch(builder, builder.gep(ary.data, [i]))
         return context.get_dummy_value()
 
     return types.none(arr, index), codegen
