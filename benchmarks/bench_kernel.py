@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Kernel-only training throughput: 1 vs N threads, without the CLI around it.
+
+Encodes the corpus once with w2v's own scan and vocabulary, then times
+``w2v.kernels.cpu.train_tokens`` over the whole id stream (one epoch) with 1
+and with N Python threads (the kernels release the GIL; jobs are 64 equal
+slices taken in turn, as ``w2v.train`` does), alternating the thread counts so
+that drift of a shared machine hits both.  Reports the median corpus words/s
+of each and the scaling ratio N-thread / 1-thread.  Weights are reset before
+every run.
+
+usage: python3 benchmarks/bench_kernel.py CORPUS [--model sg cbow] [--threads 2] [--repeats 5]
+                                          [--json OUT.json]
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from w2v.kernels.cpu import train_tokens  # noqa: E402
+from w2v.model import Word2Vec  # noqa: E402
+
+
+def encoded_ids(model):
+    return np.concatenate([ids for _, ids in model._encoded.blocks()])
+
+
+def run_once(ids, model, sg, threads, seed=1):
+    s = model.settings
+    t = model.tables
+    v = len(model.vocab)
+    rng = np.random.default_rng(seed)
+    syn0 = (rng.random((v, s.dim), dtype=np.float32) - np.float32(0.5)) / np.float32(s.dim)
+    syn1neg = np.zeros((v, s.dim), np.float32)
+    syn1 = np.zeros((1, s.dim), np.float32)
+    parts = np.array_split(ids, 64)
+    starts = np.cumsum([0] + [p.size for p in parts])
+    stats = np.zeros((threads, 8))
+    states = [np.array([12345 + i], np.uint64) for i in range(threads)]
+    lock = threading.Lock()
+    nxt = [0]
+    alpha = 0.025 if sg else 0.05
+
+    def worker(w):
+        while True:
+            with lock:
+                k = nxt[0]
+                nxt[0] += 1
+            if k >= len(parts):
+                return
+            train_tokens(parts[k], starts[k], ids.size, syn0, syn1neg, syn1, t.keep_threshold, t.noise_table,
+                         t.hs_codes, t.hs_points, t.hs_lengths, sg, True, s.window, s.negative, False, True,
+                         alpha, 1e-4, s.max_sentence_length, states[w], stats[w])
+
+    t0 = time.perf_counter()
+    pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    seconds = time.perf_counter() - t0
+    st = stats.sum(axis=0)
+    return model.corpus_tokens / seconds, float(st[0] / st[1])   # raw corpus tokens, as bench_train
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus")
+    ap.add_argument("--model", nargs="+", default=["sg", "cbow"], choices=["sg", "cbow"])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    m = Word2Vec(dim=100, window=5, negative=5, sample=1e-3, min_count=5, epochs=1)
+    t0 = time.perf_counter()
+    m.build_vocab(a.corpus)
+    vocab_s = time.perf_counter() - t0
+    ids = encoded_ids(m)
+    print(f"{a.corpus}: {m.corpus_tokens:,} tokens, {len(m.vocab):,} words, vocabulary + encoding {vocab_s:.2f} s")
+    run_once(ids[:100_000], m, True, 1)      # compile / load the kernels
+    run_once(ids[:100_000], m, False, 1)
+    out = {"corpus": a.corpus, "tokens": m.corpus_tokens, "vocab_seconds": vocab_s,
+           "machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(), "results": {}}
+    for model in a.model:
+        sg = model == "sg"
+        one, many = [], []
+        for _ in range(a.repeats):
+            one.append(run_once(ids, m, sg, 1)[0])
+            many.append(run_once(ids, m, sg, a.threads)[0])
+        ratios = [b / c for b, c in zip(many, one)]
+        r = {"words_per_sec_1": statistics.median(one), f"words_per_sec_{a.threads}": statistics.median(many),
+             "scaling_median_of_pairs": statistics.median(ratios), "scaling_of_medians":
+             statistics.median(many) / statistics.median(one), "runs_1": one, f"runs_{a.threads}": many}
+        out["results"][model] = r
+        print(f"{model}: 1 thread {r['words_per_sec_1']:,.0f} words/s, {a.threads} threads "
+              f"{r[f'words_per_sec_{a.threads}']:,.0f} words/s: {r['scaling_of_medians']:.2f}x "
+              f"(median of paired ratios {r['scaling_median_of_pairs']:.2f}x)")
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
