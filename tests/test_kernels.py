@@ -162,3 +162,28 @@ def test_fast_exp_and_log_are_accurate():
     want = np.log(z.astype(np.float64))
     assert np.max(np.abs(log32_array(z) - want)) < 2e-5
     assert np.max(np.abs(log32_array(z) - want) / np.maximum(np.abs(want), 1e-2)) < 5e-6
+
+
+def test_prefetch_intrinsics_compile_to_prefetches_and_change_nothing():
+    import platform
+
+    from numba import njit
+
+    from w2v.kernels.prefetch import prefetch_item, prefetch_row
+
+    @njit(cache=False)
+    def touch(a, b, idx):
+        s = 0.0
+        for i in idx:
+            prefetch_row(a, i)
+            prefetch_item(b, i)
+        for i in idx:
+            s += a[i, 0] + a[i, -1] + b[i]
+        return s
+
+    a = np.arange(50 * 37, dtype=np.float32).reshape(50, 37)   # 148-byte rows: not line-aligned
+    b = np.arange(50, dtype=np.float64)
+    idx = np.array([0, 49, 7, 7], np.int64)
+    assert touch(a, b, idx) == sum(float(a[i, 0] + a[i, -1] + b[i]) for i in idx)
+    if platform.machine() in ("x86_64", "AMD64"):
+        assert "prefetch" in touch.inspect_asm(touch.signatures[0])

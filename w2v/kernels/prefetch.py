@@ -19,7 +19,9 @@ def _emit_prefetch(builder, address):
     i8p = ir.IntType(8).as_pointer()
     i32 = ir.IntType(32)
     fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+    # declare_intrinsic mangles the name for this LLVM's pointer type ("p0i8", which
+    # LLVM versions with opaque pointers upgrade to "p0")
+    fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
     builder.call(fn, [builder.bitcast(address, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
                       ir.Constant(i32, 1)])
 
