@@ -18,13 +18,12 @@ Compressed inputs (``.gz``, ``.bz2``, ``.xz``) cannot be cut and are whole-file 
 import codecs
 import dataclasses
 import itertools
-import lzma
 import os
 from collections import defaultdict
 
 import numpy as np
 
-from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, open_text, token_pieces,
+from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _read_chunks, open_text, token_pieces,
                      resolve_inputs)
 from .errors import CorpusError
 
@@ -167,14 +166,7 @@ def _open_shard_text(shard, chunk_bytes):
     if shard.end is None:
         fh = open_text(shard.path)
         try:
-            while True:
-                try:
-                    data = fh.read(chunk_bytes)
-                except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-                    raise CorpusError(f"cannot read corpus {shard.path}: {exc}") from None
-                if not data:
-                    return
-                yield data
+            yield from _read_chunks(fh, shard.path, chunk_bytes)
         finally:
             fh.close()
         return
