@@ -227,8 +227,9 @@ class ByteVocabulary:
     def size(self):
         return int(self.state[0])
 
-    def grow(self):
-        """Double whatever :func:`scan_bytes` found full."""
+    def grow(self, pending):
+        """Double whatever :func:`scan_bytes` found full; the arena gets room for
+        ``pending`` more bytes (the rest of the buffer: any one token fits)."""
         nw, used = int(self.state[0]), int(self.state[1])
         if nw >= self.words_meta.shape[0]:
             meta = np.zeros((2 * self.words_meta.shape[0], 2), np.int64)
@@ -240,9 +241,8 @@ class ByteVocabulary:
         if 4 * (nw + 1) > self.table.size:
             self.table = np.full(2 * self.table.size, -1, np.int64)
             rebuild_table(self.table, self.words_meta, self.arena, nw)
-        # room for the longest token a buffer can hold is checked by the caller
-        if used + (1 << 16) > self.arena.size:
-            arena = np.zeros(2 * self.arena.size, np.uint8)
+        if used + pending + 1 > self.arena.size:
+            arena = np.zeros(max(2 * self.arena.size, used + pending + 1), np.uint8)
             arena[:used] = self.arena[:used]
             self.arena = arena
 
@@ -251,10 +251,6 @@ class ByteVocabulary:
         return ``(consumed, written)``."""
         done = 0
         written = 0
-        if self.arena.size < int(self.state[1]) + n + 1:      # any single token fits
-            arena = np.zeros(max(2 * self.arena.size, int(self.state[1]) + n + 1), np.uint8)
-            arena[:self.state[1]] = self.arena[:self.state[1]]
-            self.arena = arena
         while True:
             c, w, full = scan_bytes(buf[done:n], n - done, final, self.table, self.words_meta,
                                     self.arena, self.counts, self.state, out[written:])
@@ -262,7 +258,7 @@ class ByteVocabulary:
             written += w
             if not full:
                 return done, written
-            self.grow()
+            self.grow(n - done)
 
     def words(self):
         """Decode every word once (``errors="replace"``), in provisional-id order."""
