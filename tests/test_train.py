@@ -82,3 +82,47 @@ def test_on_disk_encoded_corpus_trains_identically(small_corpus):
     assert b._encoded.on_disk
     b.train()
     assert np.array_equal(a.syn0, b.syn0)
+
+
+def _encoded_ids(n, sentence=50):
+    from w2v.corpus import EncodedCorpus, IdStream, SENTINEL
+    ids = np.arange(n, dtype=np.int32) % 7
+    ids[sentence::sentence] = SENTINEL
+    stream = IdStream()
+    stream.append(ids)
+    stream.finish()
+    return EncodedCorpus(stream, int((ids >= 0).sum()), 7), ids
+
+
+@pytest.mark.parametrize("threads", [None, 2])
+def test_jobs_cover_every_epoch_once_and_shrink_only_with_threads(threads):
+    from w2v.train import MIN_JOB_TOKENS, iter_jobs
+    n = 40 * MIN_JOB_TOKENS
+    enc, ids = _encoded_ids(n)
+    jobs = list(iter_jobs(enc, 2, 4 * MIN_JOB_TOKENS, 100, threads))
+    for epoch in range(2):
+        mine = [(p, j) for e, p, j in jobs if e == epoch]
+        assert np.array_equal(np.concatenate([j for _, j in mine]), ids)
+        assert [p for p, _ in mine] == list(np.cumsum([0] + [j.size for _, j in mine])[:-1])
+    sizes = [j.size for _, _, j in jobs]
+    assert max(sizes) <= 4 * MIN_JOB_TOKENS
+    epoch_ends = {max(i for i, (e, _, _) in enumerate(jobs) if e == k) for k in range(2)}
+    inner = [s for i, s in enumerate(sizes) if i not in epoch_ends]
+    if threads is None:   # fixed size (but for sentence ends and each epoch's last job)
+        assert min(inner) > 4 * MIN_JOB_TOKENS - 100
+    else:                 # guided: the run's last jobs are small, none below the floor
+        assert sizes[0] > 4 * MIN_JOB_TOKENS - 100
+        assert max(sizes[-3:]) <= MIN_JOB_TOKENS
+        assert min(inner) >= MIN_JOB_TOKENS - 100
+
+
+def test_kernel_load_trains_nothing(small_corpus):
+    from w2v.train import kernel_args, load_kernel
+    m = Word2Vec(threads=1, **FAST)
+    m.build_vocab(str(small_corpus))
+    before = (m.syn0.copy(), m.syn1neg.copy())
+    state = np.array([123], np.uint64)
+    stats = np.zeros(8)
+    assert load_kernel(kernel_args(m.settings, m.syn0, m.syn1neg, m.syn1, m.tables), state, stats) >= 0
+    assert state[0] == 123 and not stats.any()
+    assert np.array_equal(before[0], m.syn0) and np.array_equal(before[1], m.syn1neg)

@@ -8,7 +8,7 @@ from .corpus import encode_corpus
 from .errors import VocabularyError
 from .sampling import alias_table, keep_thresholds
 from .settings import Settings
-from .train import Progress, Tables
+from .train import Progress, Tables, start_kernel_load
 from .vocab import build_vocab
 
 
@@ -74,13 +74,19 @@ class Word2Vec:
             return update_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
         s = self.settings
         from .persist import scan_with_progress
-        scanned, reporter, t0 = scan_with_progress(self, corpus, quiet, progress_stream)
+        # load the CPU training kernel while the corpus is read (it takes about a second)
+        loader = start_kernel_load(s) if s.device != "cuda" else None
         try:
-            vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
-        except VocabularyError:
-            scanned.stream.close()
-            raise
-        encoded = encode_corpus(scanned, remap, len(vocab))
+            scanned, reporter, t0 = scan_with_progress(self, corpus, quiet, progress_stream)
+            try:
+                vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
+            except VocabularyError:
+                scanned.stream.close()
+                raise
+            encoded = encode_corpus(scanned, remap, len(vocab))
+        finally:
+            if loader is not None:
+                loader.join()
         if self._encoded is not None:
             self._encoded.close()
         self._encoded = encoded

@@ -253,6 +253,7 @@ def _merge(results, first):
         "kept": sum(r["kept"] for r in results),
         "words": sum(r["words"] for r in results),
         "seconds": sum(r["seconds"] for r in results),
+        "kernel_load_seconds": sum(r.get("kernel_load_seconds", 0.0) for r in results),
         "first_epoch": first,
     }
 

@@ -83,18 +83,32 @@ def _fmt_seconds(s):
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-def iter_jobs(encoded, epochs, job_tokens, max_sentence_length):
+MIN_JOB_TOKENS = 1 << 13
+
+
+def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None):
     """Yield ``(epoch, position, ids)`` jobs covering the corpus ``epochs`` times.
 
     Jobs end after a sentence boundary when one lies within the last
     ``max_sentence_length`` ids of the job, so sentences are rarely cut.
+    With ``threads``, jobs shrink near the end of the run (guided
+    scheduling: at most ``remaining / (4 * threads)`` ids, at least
+    ``MIN_JOB_TOKENS``), so the threads finish together instead of one of
+    them waiting on the other's last big job.  Without it (one thread) the
+    jobs do not depend on the position, which keeps a run split into
+    per-epoch calls bit-for-bit equal to one call.
     """
+    length = encoded.length
+    total = epochs * length
     for epoch in range(epochs):
         for start, ids in encoded.blocks(BLOCK_TOKENS):
             i = 0
             n = ids.size
             while i < n:
-                e = min(i + job_tokens, n)
+                remaining = total - (epoch * length + start + i)
+                size = job_tokens if threads is None else \
+                    max(MIN_JOB_TOKENS, min(job_tokens, remaining // (4 * threads)))
+                e = min(i + size, n)
                 if e < n:
                     lo = max(i, e - max_sentence_length)
                     where = np.flatnonzero(ids[lo:e] == SENTINEL)
@@ -107,7 +121,52 @@ def iter_jobs(encoded, epochs, job_tokens, max_sentence_length):
 def choose_job_tokens(stream_length, threads):
     """Job size: big enough that Python overhead vanishes, small enough to balance threads."""
     per = stream_length // max(1, 16 * threads)
-    return int(min(1 << 18, max(1 << 13, per)))
+    return int(min(1 << 18, max(MIN_JOB_TOKENS, per)))
+
+
+def kernel_args(settings, syn0, syn1neg, syn1, tables):
+    """The arguments of :func:`train_tokens` that stay fixed over a run (its types pick the compiled kernel)."""
+    s = settings
+    return (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_table,
+            tables.hs_codes, tables.hs_points, tables.hs_lengths, bool(s.sg), bool(s.cbow_mean),
+            int(s.window), int(s.negative), bool(s.hs), not s.exact, float(s.alpha),
+            float(s.min_alpha), int(s.max_sentence_length))
+
+
+def load_kernel(args, rng_state=None, stats=None):
+    """Call :func:`train_tokens` on no ids, so Numba loads (or compiles) it now; return seconds.
+
+    Loading the cached machine code takes about a second; doing it here keeps
+    it out of the training time, and :func:`start_kernel_load` does it while
+    the vocabulary is built.  Nothing is trained and the random state is
+    left as it is.
+    """
+    t0 = time.perf_counter()
+    state = np.zeros(1, np.uint64) if rng_state is None else rng_state
+    st = np.zeros(8, np.float64) if stats is None else stats
+    train_tokens(np.zeros(0, np.int32), 0, 1, *args, state, st)
+    return time.perf_counter() - t0
+
+
+def start_kernel_load(settings):
+    """Load the training kernel in a background thread (overlapping the vocabulary pass).
+
+    Uses one-row stand-ins of the run's arrays with the same types, so the
+    real call finds the kernel loaded.  Returns the thread (join it).
+    """
+    f = np.zeros((1, settings.dim), np.float32)
+    tables = Tables(np.zeros(1, np.int64), np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32),
+                    np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32))
+
+    def run():
+        try:
+            load_kernel(kernel_args(settings, f, f.copy(), f.copy(), tables))
+        except Exception:   # pragma: no cover - the real call reports it
+            pass
+
+    t = threading.Thread(target=run, daemon=True, name="w2v-kernel-load")
+    t.start()
+    return t
 
 
 def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, stop_event=None,
@@ -156,9 +215,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     lock = threading.Lock()
     stop_event = stop_event or threading.Event()
 
-    args = (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_table,
-            tables.hs_codes, tables.hs_points, tables.hs_lengths, s.sg, s.cbow_mean, s.window,
-            s.negative, s.hs, not s.exact, s.alpha, s.min_alpha, s.max_sentence_length)
+    args = kernel_args(s, syn0, syn1neg, syn1, tables)
+    load_seconds = load_kernel(args)   # outside the training time (see load_kernel)
 
     def run_job(wid, job):
         epoch, pos, ids = job
@@ -202,7 +260,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
         for t in pool:
             t.start()
         try:
-            for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length):
+            for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length, threads):
                 current_epoch[0] = job[0]
                 while True:
                     if stop_event.is_set():
@@ -244,6 +302,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
         "kept": int(per_epoch[:, 2].sum()),
         "words": int(per_epoch[:, 3].sum()),
         "seconds": seconds,
+        "kernel_load_seconds": load_seconds,
     }
 
 
