@@ -20,10 +20,12 @@ module, and ``dask`` is imported only by the functions that talk to a cluster.
    round, each lane's task trains Hogwild (with its worker's thread count)
    on the lane's next slice of ``round_words`` tokens, from the replica, at
    the learning rate of the global schedule (position in the whole run),
-   and returns only the rows it changed, as indices + deltas.  The driver
-   merges them (see :func:`merge_round`), applies them and publishes the
-   changed rows (indices + new values), which every replica applies at the
-   start of the next round.
+   and returns only the rows it changed, as indices + deltas (int16 with a
+   float32 scale per row, half the bytes of float32).  The driver merges
+   them (see :func:`merge_round`), adds the merged delta to its weights and
+   publishes it (indices + quantized rows), which every replica adds the
+   same way at the start of the next round, so replicas stay equal to the
+   driver's weights.
 4. **Faults**: a task whose worker dies is rescheduled by Dask (and
    ``retries`` covers exceptions); a shard lost with its worker is
    recomputed from lineage.  A task that lands on a worker without an
@@ -135,9 +137,49 @@ def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_ti
 
 
 # =========================================================================== array kernels
+# Rows travel as block floating point: one float32 scale per row and the row's
+# entries as int16 multiples of it (``row ~= q * scale``, scale = max|row| / 32767),
+# half the bytes of float32 with a relative error below 2e-5 of the row's
+# largest entry.  Workers send their deltas so; the driver merges them,
+# quantizes the merged delta once more and adds *that* to the global weights,
+# and every replica adds the very same quantized rows with the same function
+# (no fastmath: the float32 operations are identical), so the replicas stay
+# bit-for-bit equal to the driver's weights without the new values being sent.
+Q_MAX = np.float32(32767.0)
+
+
+@njit(cache=True, nogil=True)
+def quantize_rows(rows):
+    """``rows`` (float32, n x dim) as ``(q int16, scale float32)`` with ``rows ~= q * scale[:, None]``."""
+    n, dim = rows.shape
+    q = np.empty((n, dim), np.int16)
+    scale = np.empty(n, np.float32)
+    for k in range(n):
+        m = np.float32(0.0)
+        for d in range(dim):
+            m = max(m, abs(rows[k, d]))
+        s = m / Q_MAX
+        scale[k] = s
+        inv = np.float32(1.0) / s if s > 0 else np.float32(0.0)
+        for d in range(dim):
+            q[k, d] = np.int16(round(rows[k, d] * inv))
+    return q, scale
+
+
+@njit(cache=True, nogil=True)
+def add_quantized_rows(w, idx, q, scale):
+    """``w[idx[k]] += q[k] * scale[k]`` (indices distinct); the one way replicas and driver apply updates."""
+    dim = w.shape[1]
+    for k in range(idx.size):
+        i = idx[k]
+        s = scale[k]
+        for d in range(dim):
+            w[i, d] += np.float32(q[k, d]) * s
+
+
 @njit(cache=True, nogil=True)
 def changed_rows(work, base):
-    """Rows where ``work`` differs from ``base``: ``(indices int32, work - base on them)``."""
+    """Rows where ``work`` differs from ``base``: ``(indices int32, q, scale)`` of ``work - base`` on them."""
     v, dim = work.shape
     idx = np.empty(v, np.int32)
     n = 0
@@ -152,27 +194,40 @@ def changed_rows(work, base):
         i = idx[k]
         for d in range(dim):
             deltas[k, d] = work[i, d] - base[i, d]
-    return idx[:n].copy(), deltas
+    q, scale = quantize_rows(deltas)
+    return idx[:n].copy(), q, scale
 
 
 @njit(cache=True, nogil=True)
-def _add_rows(w, idx, deltas, coef):
-    # w[idx[k]] += coef[k] * deltas[k]   (indices distinct)
-    dim = w.shape[1]
+def _merge_matrix(w, idx, q, scale, n_parts, by_touched):
+    # idx/q/scale: every part's rows one after the other (a row at most once per part)
+    v, dim = w.shape
+    count = np.zeros(v, np.int32)
     for k in range(idx.size):
-        i = idx[k]
-        c = coef[k]
-        for d in range(dim):
-            w[i, d] += c * deltas[k, d]
-
-
-@njit(cache=True, nogil=True)
-def _set_rows(w, idx, rows):
-    dim = w.shape[1]
+        count[idx[k]] += 1
+    slot = np.full(v, -1, np.int64)
+    nu = 0
+    for i in range(v):
+        if count[i] > 0:
+            slot[i] = nu
+            nu += 1
+    union = np.empty(nu, np.int32)
+    for i in range(v):
+        if slot[i] >= 0:
+            union[slot[i]] = i
+    acc = np.zeros((nu, dim), np.float32)
     for k in range(idx.size):
-        i = idx[k]
+        u = slot[idx[k]]
+        s = scale[k]
         for d in range(dim):
-            w[i, d] = rows[k, d]
+            acc[u, d] += np.float32(q[k, d]) * s
+    for u in range(nu):
+        inv = np.float32(1.0) / np.float32(count[union[u]] if by_touched else n_parts)
+        for d in range(dim):
+            acc[u, d] *= inv
+    mq, ms = quantize_rows(acc)
+    add_quantized_rows(w, union, mq, ms)
+    return union, mq, ms
 
 
 def merge_round(weights, parts, merge="mean"):
@@ -182,8 +237,9 @@ def merge_round(weights, parts, merge="mean"):
     ----------
     weights : list of numpy.ndarray
         The global matrices (``syn0``, ``syn1neg``, ``syn1``).
-    parts : list of (list of indices, list of deltas)
-        Per worker, per matrix: the rows it changed and by how much.
+    parts : list of (list of indices, list of q, list of scales)
+        Per worker, per matrix: the rows it changed and the quantized deltas
+        (as :func:`changed_rows` returns them).
     merge : {"mean", "touched"}
         ``mean``: divide every delta by the number of workers (they trained
         at ``W`` times the learning rate); ``touched``: divide by the number
@@ -191,27 +247,22 @@ def merge_round(weights, parts, merge="mean"):
 
     Returns
     -------
-    update : list of (indices, rows)
-        Per matrix, the changed rows and their new values (what replicas apply).
+    update : list of (indices, q, scales)
+        Per matrix, the merged delta as it was added to ``weights``
+        (what replicas add with :func:`add_quantized_rows`).
     """
-    n = len(parts)
+    if merge not in MERGES:
+        raise ParameterError(f"merge must be one of {', '.join(MERGES)} (got {merge!r})")
     update = []
     for m, w in enumerate(weights):
-        pieces = [(p[0][m], p[1][m]) for p in parts if p[0][m].size]
-        if not pieces:
-            update.append((np.empty(0, np.int32), np.empty((0, w.shape[1]), np.float32)))
-            continue
-        touched = np.zeros(w.shape[0], np.int32)
-        for idx, _ in pieces:
-            touched[idx] += 1
-        for idx, d in pieces:
-            if merge == "touched":
-                coef = (1.0 / touched[idx]).astype(np.float32)
-            else:
-                coef = np.full(idx.size, 1.0 / n, np.float32)
-            _add_rows(w, idx, d, coef)
-        union = np.flatnonzero(touched).astype(np.int32)
-        update.append((union, w[union]))
+        idx = np.concatenate([np.asarray(p[0][m], np.int32) for p in parts]) if parts else np.empty(0, np.int32)
+        if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+            raise DistributedError("a worker returned a row index outside the weights")
+        q = np.concatenate([np.asarray(p[1][m], np.int16).reshape(-1, w.shape[1]) for p in parts]) \
+            if parts else np.empty((0, w.shape[1]), np.int16)
+        scale = np.concatenate([np.asarray(p[2][m], np.float32) for p in parts]) \
+            if parts else np.empty(0, np.float32)
+        update.append(_merge_matrix(w, idx, q, scale, max(1, len(parts)), merge == "touched"))
     return update
 
 
@@ -261,9 +312,9 @@ def _replica_for(run_id, version, base):
         if rep is None:
             return None
         if rep.version == version - 1 and payload["version"] == version:
-            for w, (idx, rows) in zip(rep.weights, payload["rows"]):
+            for w, (idx, q, scale) in zip(rep.weights, payload["rows"]):
                 if idx.size:
-                    _set_rows(w, idx, rows)
+                    add_quantized_rows(w, idx, q, scale)
             rep.version = version
         return rep if rep.version == version else None
 
@@ -307,10 +358,12 @@ def _train_slice(tokens, work, setup, sched, threads):
         m = sched["round_total"] / sub.size
         pos0 = int(round(sched["position"] / m))
         total = max(1, int(round(sched["total"] / m)))
+        # argument types as w2v.train.kernel_args, so the kernel loaded by _start_kernel_load is used
         train_tokens(sub, pos0, total, syn0, syn1neg, syn1, t.keep_threshold, t.noise_table,
-                     t.hs_codes, t.hs_points, t.hs_lengths, p["sg"], p["cbow_mean"],
-                     p["window"], p["negative"], p["hs"], p["shared"], p["alpha"] * lr,
-                     p["min_alpha"] * lr, p["max_sentence_length"], rng[i], stats[i])
+                     t.hs_codes, t.hs_points, t.hs_lengths, bool(p["sg"]), bool(p["cbow_mean"]),
+                     int(p["window"]), int(p["negative"]), bool(p["hs"]), bool(p["shared"]),
+                     float(p["alpha"] * lr), float(p["min_alpha"] * lr), int(p["max_sentence_length"]),
+                     rng[i], stats[i])
 
     if threads == 1:
         run(0)
@@ -349,15 +402,37 @@ def _round_task(run_id, version, base, shards, pieces, sched):
     t1 = time.perf_counter()
     stats = _train_slice(tokens, work, rep.setup, sched, threads)
     t2 = time.perf_counter()
-    idx, deltas = [], []
+    idx, q, scale = [], [], []
     for w, b in zip(work, rep.weights):
-        i, d = changed_rows(w, b)
+        i, dq, ds = changed_rows(w, b)
         idx.append(i)
-        deltas.append(d)
-    nbytes = sum(a.nbytes for a in idx) + sum(d.nbytes for d in deltas)
-    return {"status": "ok", "lane": sched["lane"], "idx": idx, "deltas": deltas, "stats": stats,
+        q.append(dq)
+        scale.append(ds)
+    nbytes = sum(a.nbytes for part in (idx, q, scale) for a in part)
+    return {"status": "ok", "lane": sched["lane"], "idx": idx, "q": q, "scale": scale, "stats": stats,
             "tokens": int(tokens.size), "threads": threads, "nbytes": nbytes,
-            "train_seconds": t2 - t1, "seconds": time.perf_counter() - t0}
+            "train_seconds": t2 - t1, "seconds": time.perf_counter() - t0,
+            "wall": (time.time() - (time.perf_counter() - t0), time.time())}
+
+
+def _load_round_kernels(dim, driver):
+    # the first call of a cached Numba function loads its machine code (0.1-1 s each);
+    # done on stand-ins with the real types, so the first round does not wait for it
+    w = np.zeros((2, dim), np.float32)
+    idx, q, scale = changed_rows(w, w.copy())
+    add_quantized_rows(w, idx, q, scale)
+    if driver:
+        _merge_matrix(w, idx, q, scale, 1, False)
+
+
+def _start_kernel_load(settings):
+    # run by client.run on every worker: load the training and round kernels in a thread
+    # of the worker process while the shards are scanned (as the single-process trainer
+    # loads its kernel while it reads the corpus)
+    from .train import start_kernel_load
+    start_kernel_load(settings)
+    threading.Thread(target=_load_round_kernels, args=(settings.dim, False), daemon=True).start()
+    return True
 
 
 def _scan_task(shard, tokenizer, lowercase):
@@ -608,6 +683,9 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     try:
         workers = _scheduler_workers(cluster)
         n_workers = len(workers)
+        cluster.call(client.run, _start_kernel_load, s)
+        merge_loader = threading.Thread(target=_load_round_kernels, args=(s.dim, True), daemon=True)
+        merge_loader.start()
 
         # ------------------------------------------------------------ shards, vocabulary, encoding
         shards = plan_shards(corpus, shard_bytes or DEFAULT_SHARD_BYTES, min_shards=2 * n_workers)
@@ -702,6 +780,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         base = full_state(0, broadcast=True)
         held.append(base[1])
         log = []
+        merge_loader.join()
         t_train = time.perf_counter()
         for epoch in range(first, epochs):
             for r in range(n_rounds):
@@ -721,6 +800,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                     return submit(_round_task, run_id, version, base_k, [lane_futs[k][j] for j in used],
                                   [(where[j], a, b) for j, a, b in pieces], sched, lane=k)
 
+                t_submit = time.time()
                 futs = {k: submit_lane(k, base) for k in active}
                 if _round_hook is not None:
                     _round_hook(dict(epoch=epoch, round=r, version=version, futures=futs, client=client,
@@ -751,8 +831,9 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                                          f"{res['status']}, resubmitted with the full weights")
                         futs[k] = submit_lane(k, full_state(version), attempt=fallbacks)
                 tr1 = time.perf_counter()
+                t_received = time.time()
                 ordered = [results[k] for k in sorted(results)]
-                update = merge_round(weights, [(res["idx"], res["deltas"]) for res in ordered], merge)
+                update = merge_round(weights, [(res["idx"], res["q"], res["scale"]) for res in ordered], merge)
                 version += 1
                 base = ("update", cluster.scatter({"version": version, "rows": update}, broadcast=True))
                 if version == 1:
@@ -763,13 +844,16 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                 done += round_total
                 tr2 = time.perf_counter()
                 up = sum(res["nbytes"] for res in ordered)
-                down = sum(i.nbytes + v.nbytes for i, v in update) * len(ordered)
+                down = sum(a.nbytes for part in update for a in part) * len(ordered)
                 log.append(dict(epoch=epoch, round=r, seconds=tr2 - tr0, wait_seconds=tr1 - tr0,
                                 merge_seconds=tr2 - tr1, fallbacks=fallbacks,
                                 train_seconds=max(res["train_seconds"] for res in ordered),
                                 task_seconds=max(res["seconds"] for res in ordered),
                                 tokens=round_total, bytes_up=up, bytes_down=down,
-                                rows=[int(i.size) for i, _ in update]))
+                                # wall clock: submit -> first task start, last task end -> results here
+                                dispatch_seconds=min(res["wall"][0] for res in ordered) - t_submit,
+                                collect_seconds=t_received - max(res["wall"][1] for res in ordered),
+                                rows=[int(u[0].size) for u in update]))
                 progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch)
             progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch, force=True)
             loss = stats[epoch, 0] / stats[epoch, 1] if stats[epoch, 1] else float("nan")

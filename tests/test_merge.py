@@ -1,0 +1,72 @@
+"""The round merge of distributed training, against a NumPy reference (no dask needed)."""
+import numpy as np
+import pytest
+
+from w2v.distributed import add_quantized_rows, changed_rows, merge_round, quantize_rows
+
+
+def test_quantized_rows_round_trip_within_half_a_step():
+    rng = np.random.default_rng(0)
+    rows = (rng.standard_normal((40, 17)) * np.logspace(-9, 2, 40)[:, None]).astype(np.float32)
+    rows[3] = 0.0
+    q, scale = quantize_rows(rows)
+    assert q.dtype == np.int16 and scale.dtype == np.float32
+    back = q.astype(np.float64) * scale[:, None]
+    step = np.abs(rows).max(axis=1) / 32767.0
+    assert np.all(np.abs(back - rows) <= 0.5 * step[:, None] * (1 + 1e-5) + 1e-45)
+    assert np.abs(q).max() == 32767 and not back[3].any()
+
+
+def test_changed_rows_finds_exactly_the_rows_that_moved():
+    rng = np.random.default_rng(1)
+    base = rng.random((30, 8), dtype=np.float32)
+    work = base.copy()
+    moved = [2, 7, 29]
+    work[moved] += rng.standard_normal((3, 8)).astype(np.float32) * 1e-3
+    work[7, 1:] = base[7, 1:]              # a row with one changed entry still counts
+    idx, q, scale = changed_rows(work, base)
+    assert idx.tolist() == moved
+    delta = (work - base)[moved]
+    step = np.abs(delta).max(axis=1, keepdims=True) / 32767
+    assert np.all(np.abs(q * scale[:, None] - delta) <= 0.51 * step)
+
+
+@pytest.mark.parametrize("merge", ["mean", "touched"])
+def test_merge_round_matches_numpy_reference_and_replicas_stay_equal(merge):
+    rng = np.random.default_rng(2)
+    v, dim, workers = 50, 8, 3
+    weights = [rng.random((v, dim), dtype=np.float32), rng.random((v, dim), dtype=np.float32)]
+    start = [w.copy() for w in weights]
+    parts, exact = [], [np.zeros((v, dim)), np.zeros((v, dim))]
+    touched = [np.zeros(v), np.zeros(v)]
+    for _ in range(workers):
+        part = ([], [], [])
+        for m in range(2):
+            rows = np.sort(rng.choice(v, 20, replace=False)).astype(np.int32)
+            work = start[m].copy()
+            work[rows] += (rng.standard_normal((20, dim)) * 1e-2).astype(np.float32)
+            idx, q, scale = changed_rows(work, start[m])
+            for a, x in zip(part, (idx, q, scale)):
+                a.append(x)
+            exact[m][idx] += q * scale[:, None].astype(np.float64)   # what the worker sent
+            touched[m][idx] += 1
+        parts.append(part)
+    update = merge_round(weights, parts, merge)
+    for m in range(2):
+        div = np.maximum(touched[m], 1)[:, None] if merge == "touched" else workers
+        ref = start[m] + exact[m] / div
+        np.testing.assert_allclose(weights[m], ref, atol=2e-6)
+        untouched = touched[m] == 0
+        assert np.array_equal(weights[m][untouched], start[m][untouched])
+        assert update[m][0].tolist() == np.flatnonzero(touched[m]).tolist()
+        replica = start[m].copy()
+        add_quantized_rows(replica, *update[m])     # what every worker does with the update
+        assert np.array_equal(replica, weights[m])
+
+
+def test_merge_round_rejects_a_row_outside_the_weights():
+    from w2v.distributed import DistributedError
+    w = [np.zeros((4, 2), np.float32)]
+    bad = ([np.array([4], np.int32)], [np.ones((1, 2), np.int16)], [np.ones(1, np.float32)])
+    with pytest.raises(DistributedError):
+        merge_round(w, [bad])
