@@ -26,7 +26,12 @@ the time of a round on N machines of one worker each over a 1 Gbit/s and a
     speed-up(N) = N * t_train / T(N)
 
 (``b_up``/``b_down``: bytes one worker sends / receives per round, i.e. rows
-changed x (dim x 4 + 4); ``W``: workers of the measurement.)
+changed x (dim x 2 + 8): int16 entries, a float32 scale and an int32 index per row; ``W``: workers of the measurement.)
+
+With ``--repeats R`` the single run and the Dask runs are repeated R times,
+interleaved (single, dask round sizes..., single, ...), and the table shows
+medians; "vs single" is the median over the repeats of the Dask run's words/s
+divided by the single run's of the same repeat.
 
 Results: a markdown table on stdout and ``<out>/bench_dask-<timestamp>.{json,md}``.
 
@@ -123,17 +128,46 @@ def scaling(run):
     return {"bytes_up_per_worker": b_up, "bytes_down_per_worker": b_down, "networks": table}
 
 
+MEDIAN_KEYS = ("words_per_sec", "wall_seconds", "vocab_seconds", "train_seconds", "bytes_up_per_round",
+               "bytes_down_per_round", "bytes_per_round", "round_seconds", "round_train_seconds",
+               "round_merge_seconds", "round_other_seconds", "first_round_seconds", "analogy", "ws353")
+
+
+def summarize(runs):
+    """Median over repeats per system/round size; ``vs_single``: median of per-repeat ratios."""
+    import statistics
+    singles = {r["repeat"]: r for r in runs if r["system"].startswith("single")}
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["system"], r.get("round_words")), []).append(r)
+    out = []
+    for (system, _), rs in groups.items():
+        s = dict(rs[0])
+        for k in MEDIAN_KEYS:
+            vals = [r[k] for r in rs if r.get(k) is not None]
+            if vals:
+                s[k] = statistics.median(vals)
+        ratios = [r["words_per_sec"] / singles[r["repeat"]]["words_per_sec"] for r in rs if r["repeat"] in singles]
+        s["vs_single"] = statistics.median(ratios) if ratios else None
+        s["vs_single_runs"] = ratios
+        s["analogy_runs"] = [r["analogy"] for r in rs]
+        s["words_per_sec_runs"] = [r["words_per_sec"] for r in rs]
+        s["repeats"] = len(rs)
+        out.append(s)
+    return out
+
+
 def markdown(res):
     lines = [f"# bench_dask: {res['corpus']} ({res['corpus_tokens']:,} tokens, {res['settings']['epochs']} epochs)",
              "", f"machine: {res['machine'].get('cpu_model')}, {res['machine'].get('logical_cpus')} logical CPUs, "
              f"load {res['machine'].get('loadavg')}; commit {res['commit']}; cluster start-up "
-             f"{res.get('cluster_start_seconds', 0):.1f}s", "",
+             f"{res.get('cluster_start_seconds', 0):.1f}s; medians of {res.get('repeats', 1)} interleaved "
+             "repeat(s), vs single = median of the per-repeat ratios", "",
              "| system | round words | rounds/epoch | words/s | vs single | wall s | train s | MB/round (up+down) "
              "| round s (train/merge/other) | analogy | WS-353 |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    base = next((r for r in res["runs"] if r["system"].startswith("single")), None)
-    for r in res["runs"]:
-        rel = f"{r['words_per_sec'] / base['words_per_sec']:.2f}x" if base else ""
+    for r in res["summary"]:
+        rel = f"{r['vs_single']:.2f}x" if r.get("vs_single") else ""
         if "round_words" in r:
             extra = (f"{r['round_words']:,} | {r['rounds_per_epoch']} | ", f"{r['bytes_per_round'] / 1e6:.1f} | "
                      f"{r['round_seconds']:.2f} ({r['round_train_seconds']:.2f}/{r['round_merge_seconds']:.2f}/"
@@ -142,7 +176,7 @@ def markdown(res):
             extra = ("- | - | ", "- | - | ")
         lines.append(f"| {r['system']} | {extra[0]}{r['words_per_sec'] / 1e3:.0f}k | {rel} | {r['wall_seconds']:.1f} | "
                      f"{r['train_seconds']:.1f} | {extra[1]}{100 * r['analogy']:.2f}% | {r['ws353']:.3f} |")
-    for r in res["runs"]:
+    for r in res["summary"]:
         if "scaling" not in r:
             continue
         sc = r["scaling"]
@@ -169,6 +203,7 @@ def main(argv=None):
     ap.add_argument("--round-words", type=int, nargs="+", default=[1_000_000])
     ap.add_argument("--merge", default="mean", choices=["mean", "touched"])
     ap.add_argument("--no-single", action="store_true", help="skip the single-process baseline")
+    ap.add_argument("--repeats", type=int, default=1, help="interleaved repeats (medians are reported)")
     ap.add_argument("--out", default=str(HERE / "results"))
     args = ap.parse_args(argv)
 
@@ -178,22 +213,38 @@ def main(argv=None):
     settings = dict(dim=args.dim, epochs=args.epochs, model="sg", window=5, negative=5, sample=1e-3,
                     min_count=5, seed=1)
     res = {"corpus": corpus, "settings": settings, "machine": machine_info(), "commit": git_describe(),
-           "workers": args.workers, "threads_per_worker": args.threads_per_worker, "runs": []}
-    if not args.no_single:
-        print(f"single-process, {args.single_threads} threads ...", file=sys.stderr, flush=True)
-        res["runs"].append(run_single(corpus, settings, args.single_threads))
+           "workers": args.workers, "threads_per_worker": args.threads_per_worker, "repeats": args.repeats,
+           "runs": []}
+
+    def log_run(run):
+        print(f"  {run['system']} {run.get('round_words') or ''}: {run['words_per_sec'] / 1e3:.0f}k words/s, "
+              f"analogy {100 * run['analogy']:.2f}%, WS-353 {run['ws353']:.3f}", file=sys.stderr, flush=True)
+
     t0 = time.perf_counter()
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=args.threads_per_worker,
                                   processes=True, dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         client.wait_for_workers(args.workers, timeout=120)
         res["cluster_start_seconds"] = time.perf_counter() - t0
-        for rw in args.round_words:
-            print(f"dask {args.workers}x{args.threads_per_worker}, round_words {rw:,} ...", file=sys.stderr,
-                  flush=True)
-            run = run_dask(corpus, settings, client, args.workers, args.threads_per_worker, rw, args.merge)
-            run["scaling"] = scaling(run)
-            res["runs"].append(run)
+        for rep in range(args.repeats):
+            if not args.no_single:
+                print(f"[{rep + 1}/{args.repeats}] single-process, {args.single_threads} threads ...",
+                      file=sys.stderr, flush=True)
+                run = run_single(corpus, settings, args.single_threads)
+                run["repeat"] = rep
+                res["runs"].append(run)
+                log_run(run)
+            for rw in args.round_words:
+                print(f"[{rep + 1}/{args.repeats}] dask {args.workers}x{args.threads_per_worker}, "
+                      f"round_words {rw:,} ...", file=sys.stderr, flush=True)
+                run = run_dask(corpus, settings, client, args.workers, args.threads_per_worker, rw, args.merge)
+                run["repeat"] = rep
+                res["runs"].append(run)
+                log_run(run)
+    res["summary"] = summarize(res["runs"])
+    for r in res["summary"]:
+        if "round_words" in r:
+            r["scaling"] = scaling(r)
     res["corpus_tokens"] = res["runs"][0]["corpus_tokens"]
     md = markdown(res)
     print(md)

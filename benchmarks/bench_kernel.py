@@ -4,13 +4,16 @@
 Encodes the corpus once with w2v's own scan and vocabulary, then times
 ``w2v.kernels.cpu.train_tokens`` over the whole id stream (one epoch) with 1
 and with N Python threads (the kernels release the GIL; jobs are 64 equal
-slices taken in turn, as ``w2v.train`` does), alternating the thread counts so
-that drift of a shared machine hits both.  Reports the median corpus words/s
-of each and the scaling ratio N-thread / 1-thread.  Weights are reset before
-every run.
+slices taken in turn, as ``w2v.train`` does).  The runs come in pairs ordered
+1, N, N, 1, 1, N, ... (ABBA), so that drift of a shared machine hits both
+thread counts alike.  Reports the median corpus words/s of each, the ratio of
+the medians and the median of the paired ratios N-thread / 1-thread (the
+steadier figure when the machine's speed drifts between pairs).  Weights are
+reset before every run.  ``--tokens`` trains on a prefix of the corpus, so
+more pairs fit in the same time.
 
 usage: python3 benchmarks/bench_kernel.py CORPUS [--model sg cbow] [--threads 2] [--repeats 5]
-                                          [--json OUT.json]
+                                          [--tokens N] [--json OUT.json]
 """
 import argparse
 import json
@@ -35,7 +38,7 @@ def encoded_ids(model):
     return np.concatenate([ids for _, ids in model._encoded.blocks()])
 
 
-def run_once(ids, model, sg, threads, seed=1):
+def run_once(ids, model, sg, threads, seed=1, corpus_words=None):
     s = model.settings
     t = model.tables
     v = len(model.vocab)
@@ -70,7 +73,8 @@ def run_once(ids, model, sg, threads, seed=1):
         th.join()
     seconds = time.perf_counter() - t0
     st = stats.sum(axis=0)
-    return model.corpus_tokens / seconds, float(st[0] / st[1])   # raw corpus tokens, as bench_train
+    words = model.corpus_tokens if corpus_words is None else corpus_words
+    return words / seconds, float(st[0] / st[1])   # raw corpus tokens, as bench_train
 
 
 def main():
@@ -79,6 +83,7 @@ def main():
     ap.add_argument("--model", nargs="+", default=["sg", "cbow"], choices=["sg", "cbow"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--tokens", type=int, default=None, help="train on the first N ids of the encoded corpus")
     ap.add_argument("--json")
     a = ap.parse_args()
     m = Word2Vec(dim=100, window=5, negative=5, sample=1e-3, min_count=5, epochs=1)
@@ -87,6 +92,11 @@ def main():
     vocab_s = time.perf_counter() - t0
     ids = encoded_ids(m)
     print(f"{a.corpus}: {m.corpus_tokens:,} tokens, {len(m.vocab):,} words, vocabulary + encoding {vocab_s:.2f} s")
+    words = m.corpus_tokens
+    if a.tokens:
+        words = int(round(m.corpus_tokens * min(a.tokens, ids.size) / ids.size))   # raw tokens in the prefix
+        ids = ids[:a.tokens]
+        print(f"training on the first {ids.size:,} ids (~{words:,} corpus tokens)")
     run_once(ids[:100_000], m, True, 1)      # compile / load the kernels
     run_once(ids[:100_000], m, False, 1)
     out = {"corpus": a.corpus, "tokens": m.corpus_tokens, "vocab_seconds": vocab_s,
@@ -94,9 +104,13 @@ def main():
     for model in a.model:
         sg = model == "sg"
         one, many = [], []
-        for _ in range(a.repeats):
-            one.append(run_once(ids, m, sg, 1)[0])
-            many.append(run_once(ids, m, sg, a.threads)[0])
+        for k in range(a.repeats):
+            if k % 2 == 0:
+                one.append(run_once(ids, m, sg, 1, corpus_words=words)[0])
+                many.append(run_once(ids, m, sg, a.threads, corpus_words=words)[0])
+            else:
+                many.append(run_once(ids, m, sg, a.threads, corpus_words=words)[0])
+                one.append(run_once(ids, m, sg, 1, corpus_words=words)[0])
         ratios = [b / c for b, c in zip(many, one)]
         r = {"words_per_sec_1": statistics.median(one), f"words_per_sec_{a.threads}": statistics.median(many),
              "scaling_median_of_pairs": statistics.median(ratios), "scaling_of_medians":
