@@ -337,7 +337,7 @@ def _worker_threads():
 def _train_slice(tokens, work, setup, sched, threads):
     """Hogwild over ``tokens`` with ``threads`` threads; returns ``[loss, examples, kept, seen]``."""
     from .kernels.cpu import train_tokens
-    from .train import seed_states
+    from .train import kernel_args, seed_states
 
     t = setup["tables"]
     p = setup["params"]
@@ -358,12 +358,8 @@ def _train_slice(tokens, work, setup, sched, threads):
         m = sched["round_total"] / sub.size
         pos0 = int(round(sched["position"] / m))
         total = max(1, int(round(sched["total"] / m)))
-        # argument types as w2v.train.kernel_args, so the kernel loaded by _start_kernel_load is used
-        train_tokens(sub, pos0, total, syn0, syn1neg, syn1, t.keep_threshold, t.noise_table,
-                     t.hs_codes, t.hs_points, t.hs_lengths, bool(p["sg"]), bool(p["cbow_mean"]),
-                     int(p["window"]), int(p["negative"]), bool(p["hs"]), bool(p["shared"]),
-                     float(p["alpha"] * lr), float(p["min_alpha"] * lr), int(p["max_sentence_length"]),
-                     rng[i], stats[i])
+        # kernel_args: the same argument types as the kernel loaded by _start_kernel_load
+        train_tokens(sub, pos0, total, *kernel_args(p, syn0, syn1neg, syn1, t, lr_scale=lr), rng[i], stats[i])
 
     if threads == 1:
         run(0)
@@ -661,7 +657,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     """
     require_distributed()
     from .shards import DEFAULT_SHARD_BYTES, plan_shards
-    from .train import Progress
+    from .train import Progress, kernel_params
     from .vocab import build_vocab
 
     if corpus is None:
@@ -762,9 +758,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         total = max(1, epochs * length)
         weights = [model.syn0, model.syn1neg, model.syn1]
         setup = {"tables": model.tables,
-                 "params": dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative,
-                                hs=s.hs, shared=not s.exact, alpha=s.alpha, min_alpha=s.min_alpha,
-                                max_sentence_length=s.max_sentence_length, seed=s.seed)}
+                 "params": dict(kernel_params(s), seed=s.seed)}
 
         def full_state(version, broadcast=False):
             return ("full", cluster.scatter({"setup": setup, "weights": weights, "version": version},

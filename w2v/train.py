@@ -124,13 +124,27 @@ def choose_job_tokens(stream_length, threads):
     return int(min(1 << 18, max(MIN_JOB_TOKENS, per)))
 
 
-def kernel_args(settings, syn0, syn1neg, syn1, tables):
-    """The arguments of :func:`train_tokens` that stay fixed over a run (its types pick the compiled kernel)."""
+def kernel_params(settings):
+    """The hyper-parameters :func:`train_tokens` takes, from a :class:`w2v.settings.Settings`."""
     s = settings
+    return dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative, hs=s.hs,
+                shared=not s.exact, alpha=s.alpha, min_alpha=s.min_alpha,
+                max_sentence_length=s.max_sentence_length)
+
+
+def kernel_args(settings, syn0, syn1neg, syn1, tables, lr_scale=1.0):
+    """The arguments of :func:`train_tokens` that stay fixed over a run.
+
+    Their Python types pick the compiled kernel, so every caller (the
+    threads, the kernel preload, the Dask workers) builds them here.
+    ``settings`` is a :class:`w2v.settings.Settings` or a
+    :func:`kernel_params` dict; ``lr_scale`` multiplies both learning rates.
+    """
+    p = settings if isinstance(settings, dict) else kernel_params(settings)
     return (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_table,
-            tables.hs_codes, tables.hs_points, tables.hs_lengths, bool(s.sg), bool(s.cbow_mean),
-            int(s.window), int(s.negative), bool(s.hs), not s.exact, float(s.alpha),
-            float(s.min_alpha), int(s.max_sentence_length))
+            tables.hs_codes, tables.hs_points, tables.hs_lengths, bool(p["sg"]), bool(p["cbow_mean"]),
+            int(p["window"]), int(p["negative"]), bool(p["hs"]), bool(p["shared"]),
+            float(p["alpha"] * lr_scale), float(p["min_alpha"] * lr_scale), int(p["max_sentence_length"]))
 
 
 def load_kernel(args, rng_state=None, stats=None):
