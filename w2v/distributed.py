@@ -255,13 +255,13 @@ def merge_round(weights, parts, merge="mean"):
         raise ParameterError(f"merge must be one of {', '.join(MERGES)} (got {merge!r})")
     update = []
     for m, w in enumerate(weights):
-        idx = np.concatenate([np.asarray(p[0][m], np.int32) for p in parts]) if parts else np.empty(0, np.int32)
+        # every worker's rows of matrix m one after the other: indices, int16 rows, scales
+        idx, q, scale = (np.concatenate([np.empty((0,) + shape, dtype)]
+                                        + [np.asarray(p[k][m], dtype).reshape((-1,) + shape) for p in parts])
+                         for k, dtype, shape in ((0, np.int32, ()), (1, np.int16, (w.shape[1],)),
+                                                 (2, np.float32, ())))
         if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
             raise DistributedError("a worker returned a row index outside the weights")
-        q = np.concatenate([np.asarray(p[1][m], np.int16).reshape(-1, w.shape[1]) for p in parts]) \
-            if parts else np.empty((0, w.shape[1]), np.int16)
-        scale = np.concatenate([np.asarray(p[2][m], np.float32) for p in parts]) \
-            if parts else np.empty(0, np.float32)
         update.append(_merge_matrix(w, idx, q, scale, max(1, len(parts)), merge == "touched"))
     return update
 
@@ -426,8 +426,7 @@ def _start_kernel_load(settings):
     # of the worker process while the shards are scanned (as the single-process trainer
     # loads its kernel while it reads the corpus)
     from .train import start_kernel_load
-    start_kernel_load(settings)
-    threading.Thread(target=_load_round_kernels, args=(settings.dim, False), daemon=True).start()
+    start_kernel_load(settings, then=lambda: _load_round_kernels(settings.dim, False))
     return True
 
 

@@ -162,11 +162,12 @@ def load_kernel(args, rng_state=None, stats=None):
     return time.perf_counter() - t0
 
 
-def start_kernel_load(settings):
+def start_kernel_load(settings, then=None):
     """Load the training kernel in a background thread (overlapping the vocabulary pass).
 
     Uses one-row stand-ins of the run's arrays with the same types, so the
-    real call finds the kernel loaded.  Returns the thread (join it).
+    real call finds the kernel loaded; ``then()``, if given, runs next in the
+    same thread (other kernels to load).  Returns the thread (join it).
     """
     f = np.zeros((1, settings.dim), np.float32)
     tables = Tables(np.zeros(1, np.int64), np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32),
@@ -175,7 +176,9 @@ def start_kernel_load(settings):
     def run():
         try:
             load_kernel(kernel_args(settings, f, f.copy(), f.copy(), tables))
-        except Exception:   # pragma: no cover - the real call reports it
+            if then is not None:
+                then()
+        except Exception:   # pragma: no cover - the real calls report it
             pass
 
     t = threading.Thread(target=run, daemon=True, name="w2v-kernel-load")
