@@ -94,6 +94,11 @@ def parse_args(argv=None):
     ap.add_argument("--eval-first-repeat-only", action="store_true",
                     help="evaluate only the vectors of the first repeat (an analogy evaluation with "
                          "restrict_vocab 30000 takes ~10-20 s per run)")
+    ap.add_argument("--vary-seed", action="store_true",
+                    help="repeat r runs with random seed 1 + r (w2v --seed, gensim seed=, fastText "
+                         "-seed; word2vec.c has no seed option and stays as it is), so that the "
+                         "median quality is taken over seeds, not over reruns of one seed (1-thread "
+                         "w2v and gensim are deterministic for a given seed)")
     ap.add_argument("--out", default=str(HERE / "results"), help="results folder")
     ap.add_argument("--tag", default="", help="label added to the result file names")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run (default: none)")
@@ -201,7 +206,7 @@ class Ctx:
             return False, str(e)
 
 
-def cmd_w2v(ctx: Ctx, model, threads, out, report, corpus=None):
+def cmd_w2v(ctx: Ctx, model, threads, out, report, corpus=None, seed=None):
     a = ctx.a
     cmd = ctx.w2v_cmd + ["train", corpus or ctx.corpus, "-o", str(out), "--model", model,
                          "--dim", a.dim, "--window", a.window, "--negative", a.negative,
@@ -211,14 +216,18 @@ def cmd_w2v(ctx: Ctx, model, threads, out, report, corpus=None):
     alpha = alpha_for(a, model)
     if alpha is not None and ctx.w2v_has_alpha:
         cmd += ["--alpha", repr(alpha)]
+    if seed is not None:
+        cmd += ["--seed", seed]
     cmd += shlex.split(a.w2v_extra)
     return [str(c) for c in cmd]
 
 
-def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evaluate: bool = True) -> dict:
+def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evaluate: bool = True,
+               seed: int | None = None) -> dict:
     a = ctx.a
     wd = ctx.workdir
-    rec = {"system": system, "model": model, "threads": threads}
+    rec = {"system": system, "model": model, "threads": threads,
+           "seed": seed if system != "word2vec-c" else None}
     alpha = alpha_for(a, model)
     report = wd / f"{tag}.report.json"
     timefile = wd / f"{tag}.time"
@@ -227,7 +236,7 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
     binary = True
     if system == "w2v":
         out = wd / f"{tag}.bin"
-        cmd = cmd_w2v(ctx, model, threads, out, report)
+        cmd = cmd_w2v(ctx, model, threads, out, report, seed=seed)
         env, cwd = ctx.w2v_env, str(REPO)
         rec["alpha"] = alpha if ctx.w2v_has_alpha else "w2v default"
     elif system in GENSIM:
@@ -241,6 +250,8 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
                "--epochs", a.epochs, "--threads", threads]
         if alpha is not None:
             cmd += ["--alpha", repr(alpha)]
+        if seed is not None:
+            cmd += ["--seed", seed]
         rec["alpha"] = alpha if alpha is not None else "gensim default (0.025)"
     elif system == "word2vec-c":
         if not ctx.word2vec_bin:
@@ -268,6 +279,8 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
                "-output", str(prefix), "-dim", a.dim, "-ws", a.window, "-neg", a.negative,
                "-t", repr(a.sample), "-minCount", a.min_count, "-epoch", a.epochs, "-thread", threads,
                "-minn", "0", "-maxn", "0", "-verbose", "2"]
+        if seed is not None:
+            cmd += ["-seed", seed]
         if alpha is not None:
             cmd += ["-lr", repr(alpha)]
         rec["alpha"] = alpha if alpha is not None else "fastText default (0.05)"
@@ -465,6 +478,9 @@ def render_markdown(meta: dict, rows: list[dict], ratios: list[dict]) -> str:
     if meta.get("gensim_file_note"):
         L.append(f"- {meta['gensim_file_note']} — gensim 4.4's corpus_file mode trains on only the first "
                  "~10k words of a single-line file, and drops words when a batch exceeds 10,000")
+    if cfg.get("vary_seed"):
+        L.append(f"- --vary-seed: repeat r used seed 1 + r (seeds 1-{cfg['repeats']}; word2vec.c has no "
+                 "seed option), so quality figures are medians over seeds")
     L.append("- analogy: gensim `evaluate_word_analogies` (restrict_vocab "
              f"{cfg['eval_restrict']}), n = questions answered; WS-353 / SimLex-999: Spearman ρ")
     L.append("")
@@ -632,7 +648,8 @@ def main(argv=None) -> int:
                         tag = f"{s}-{m}-t{th}-r{rep}"
                         t = time.perf_counter()
                         rec = run_system(ctx, s, m, th, tag,
-                                         evaluate=not (a.eval_first_repeat_only and rep > 0))
+                                         evaluate=not (a.eval_first_repeat_only and rep > 0),
+                                         seed=1 + rep if a.vary_seed else None)
                         rec["repeat"] = rep
                         runs.append(rec)
                         ev = rec.get("eval") or {}
