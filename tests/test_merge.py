@@ -70,3 +70,57 @@ def test_merge_round_rejects_a_row_outside_the_weights():
     bad = ([np.array([4], np.int32)], [np.ones((1, 2), np.int16)], [np.ones(1, np.float32)])
     with pytest.raises(DistributedError):
         merge_round(w, [bad])
+
+
+def _lane_result(rng, start, lane, rows=6):
+    idx, q, scale = [], [], []
+    for w in start:
+        work = w.copy()
+        sel = np.sort(rng.choice(w.shape[0], rows, replace=False))
+        work[sel] += (rng.standard_normal((rows, w.shape[1])) * 1e-2).astype(np.float32)
+        for a, x in zip((idx, q, scale), changed_rows(work, w)):
+            a.append(x)
+    return {"status": "ok", "lane": lane, "idx": idx, "q": q, "scale": scale,
+            "stats": np.ones(4), "nbytes": 1}
+
+
+def test_merge_task_gives_the_update_that_brings_replicas_to_the_driver_weights():
+    # the round's merge runs as a task on a worker; the driver and every replica
+    # apply its update with apply_update and must end up bit-for-bit equal
+    from w2v.distributed import _merge_round_task, apply_update
+    rng = np.random.default_rng(3)
+    start = [rng.random((20, 4), dtype=np.float32), rng.random((12, 4), dtype=np.float32)]
+    lanes = [_lane_result(rng, start, k) for k in range(2)]
+    res = _merge_round_task(lanes, [w.shape for w in start], "mean", 7)
+    assert res["status"] == "ok" and res["version"] == 7
+    assert [x["lane"] for x in res["lanes"]] == [0, 1]
+    assert all("q" not in x and "idx" not in x for x in res["lanes"])   # only statistics travel back
+    driver = [w.copy() for w in start]
+    apply_update(driver, res["rows"])
+    reference = [w.copy() for w in start]
+    merge_round(reference, [(x["idx"], x["q"], x["scale"]) for x in lanes], "mean")
+    for a, b, s in zip(driver, reference, start):
+        assert np.array_equal(a, b) and not np.array_equal(a, s)
+
+
+def test_merge_task_reports_a_round_with_a_stale_lane_as_incomplete():
+    from types import SimpleNamespace
+
+    from w2v.distributed import _RUNS, _forget_run, _merge_round_task, _replica_for
+    rng = np.random.default_rng(4)
+    start = [rng.random((10, 3), dtype=np.float32)]
+    res = _merge_round_task([_lane_result(rng, start, 0), {"status": "stale", "lane": 1}],
+                            [start[0].shape], "mean", 3)
+    assert res["status"] == "incomplete" and "rows" not in res
+    assert [x["status"] for x in res["lanes"]] == ["ok", "stale"]
+    # a replica never moves forward on an incomplete round: the next task answers "stale"
+    rep = SimpleNamespace(version=2, weights=[start[0].copy()])
+    _RUNS["test-run"] = rep
+    try:
+        assert _replica_for("test-run", 3, ("update", res)) is None
+        assert rep.version == 2 and np.array_equal(rep.weights[0], start[0])
+        ok = _merge_round_task([_lane_result(rng, start, 0)], [start[0].shape], "mean", 3)
+        assert _replica_for("test-run", 3, ("update", ok)) is rep and rep.version == 3
+        assert not np.array_equal(rep.weights[0], start[0])
+    finally:
+        _forget_run("test-run")

@@ -21,16 +21,21 @@ module, and ``dask`` is imported only by the functions that talk to a cluster.
    on the lane's next slice of ``round_words`` tokens, from the replica, at
    the learning rate of the global schedule (position in the whole run),
    and returns only the rows it changed, as indices + deltas (int16 with a
-   float32 scale per row, half the bytes of float32).  The driver merges
-   them (see :func:`merge_round`), adds the merged delta to its weights and
-   publishes it (indices + quantized rows), which every replica adds the
-   same way at the start of the next round, so replicas stay equal to the
-   driver's weights.
+   float32 scale per row, half the bytes of float32).  A merge task (on
+   lane 0's worker) merges them (see :func:`merge_updates`) into one update
+   (indices + quantized rows); the next round's tasks, submitted while this
+   round runs, start from it as soon as it exists, so the driver is not on
+   the path from one round to the next.  Every replica, and the driver
+   (which fetches the update while the next round trains), adds it with the
+   same function (:func:`apply_update`), so all stay bit-for-bit equal.
 4. **Faults**: a task whose worker dies is rescheduled by Dask (and
    ``retries`` covers exceptions); a shard lost with its worker is
    recomputed from lineage.  A task that lands on a worker without an
-   up-to-date replica answers "stale" and is resubmitted with the full
-   weights.  If the scheduler goes away, :class:`DistributedError` is raised
+   up-to-date replica answers "stale"; the round's merge task then reports
+   the round "incomplete", the driver cancels the next round (already
+   submitted), resubmits the stale or failed lanes with the full weights
+   (its own copy, which is exact up to the previous round) and merges
+   again.  If the scheduler goes away, :class:`DistributedError` is raised
    (the checkpoints written by ``on_epoch_end`` stay as they are).
 
 Merging (``merge``):
@@ -199,9 +204,9 @@ def changed_rows(work, base):
 
 
 @njit(cache=True, nogil=True)
-def _merge_matrix(w, idx, q, scale, n_parts, by_touched):
-    # idx/q/scale: every part's rows one after the other (a row at most once per part)
-    v, dim = w.shape
+def _merge_matrix(v, dim, idx, q, scale, n_parts, by_touched):
+    # idx/q/scale: every part's rows one after the other (a row at most once per part);
+    # v x dim: the matrix's shape.  Returns the merged rows, quantized as they are applied.
     count = np.zeros(v, np.int32)
     for k in range(idx.size):
         count[idx[k]] += 1
@@ -226,17 +231,42 @@ def _merge_matrix(w, idx, q, scale, n_parts, by_touched):
         for d in range(dim):
             acc[u, d] *= inv
     mq, ms = quantize_rows(acc)
-    add_quantized_rows(w, union, mq, ms)
     return union, mq, ms
+
+
+def apply_update(weights, update):
+    """Add a merged update (:func:`merge_updates`) to ``weights`` in place.
+
+    The driver and every replica apply updates with this one function, so
+    they stay bit-for-bit equal.
+    """
+    for w, (idx, q, scale) in zip(weights, update):
+        if idx.size:
+            add_quantized_rows(w, idx, q, scale)
 
 
 def merge_round(weights, parts, merge="mean"):
     """Merge the changed rows of one round into ``weights`` (in place).
 
+    :func:`merge_updates` then :func:`apply_update`.
+
+    Returns
+    -------
+    update : list of (indices, q, scales)
+        Per matrix, the merged delta as it was added to ``weights``.
+    """
+    update = merge_updates([w.shape for w in weights], parts, merge)
+    apply_update(weights, update)
+    return update
+
+
+def merge_updates(shapes, parts, merge="mean"):
+    """Merge the changed rows that the workers returned for one round.
+
     Parameters
     ----------
-    weights : list of numpy.ndarray
-        The global matrices (``syn0``, ``syn1neg``, ``syn1``).
+    shapes : list of (int, int)
+        Shapes of the global matrices (``syn0``, ``syn1neg``, ``syn1``).
     parts : list of (list of indices, list of q, list of scales)
         Per worker, per matrix: the rows it changed and the quantized deltas
         (as :func:`changed_rows` returns them).
@@ -248,21 +278,20 @@ def merge_round(weights, parts, merge="mean"):
     Returns
     -------
     update : list of (indices, q, scales)
-        Per matrix, the merged delta as it was added to ``weights``
-        (what replicas add with :func:`add_quantized_rows`).
+        Per matrix, the merged delta, quantized (what :func:`apply_update` adds).
     """
     if merge not in MERGES:
         raise ParameterError(f"merge must be one of {', '.join(MERGES)} (got {merge!r})")
     update = []
-    for m, w in enumerate(weights):
+    for m, (v, dim) in enumerate(shapes):
         # every worker's rows of matrix m one after the other: indices, int16 rows, scales
         idx, q, scale = (np.concatenate([np.empty((0,) + shape, dtype)]
                                         + [np.asarray(p[k][m], dtype).reshape((-1,) + shape) for p in parts])
-                         for k, dtype, shape in ((0, np.int32, ()), (1, np.int16, (w.shape[1],)),
+                         for k, dtype, shape in ((0, np.int32, ()), (1, np.int16, (dim,)),
                                                  (2, np.float32, ())))
-        if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+        if idx.size and (idx.min() < 0 or idx.max() >= v):
             raise DistributedError("a worker returned a row index outside the weights")
-        update.append(_merge_matrix(w, idx, q, scale, max(1, len(parts)), merge == "touched"))
+        update.append(_merge_matrix(v, dim, idx, q, scale, max(1, len(parts)), merge == "touched"))
     return update
 
 
@@ -311,10 +340,10 @@ def _replica_for(run_id, version, base):
             return rep
         if rep is None:
             return None
-        if rep.version == version - 1 and payload["version"] == version:
-            for w, (idx, q, scale) in zip(rep.weights, payload["rows"]):
-                if idx.size:
-                    add_quantized_rows(w, idx, q, scale)
+        # kind "update": the previous round's merge task (a round that failed somewhere
+        # is "incomplete" and brings no replica forward)
+        if rep.version == version - 1 and payload["status"] == "ok" and payload["version"] == version:
+            apply_update(rep.weights, payload["rows"])
             rep.version = version
         return rep if rep.version == version else None
 
@@ -411,14 +440,30 @@ def _round_task(run_id, version, base, shards, pieces, sched):
             "wall": (time.time() - (time.perf_counter() - t0), time.time())}
 
 
-def _load_round_kernels(dim, driver):
+def _merge_round_task(parts, shapes, merge, version):
+    """Merge one round's lane results (in lane order) into the update that brings replicas to ``version``.
+
+    Runs on a worker, so that the next round's tasks start from its result
+    without a trip through the driver.  A round where a lane answered
+    "stale" is "incomplete": the driver resubmits those lanes.  The lanes'
+    statistics travel with the result (the driver fetches nothing else).
+    """
+    t0 = time.perf_counter()
+    lanes = [{k: v for k, v in p.items() if k not in ("idx", "q", "scale")} for p in parts]
+    if any(p["status"] != "ok" for p in parts):
+        return {"status": "incomplete", "version": version, "lanes": lanes}
+    update = merge_updates(shapes, [(p["idx"], p["q"], p["scale"]) for p in parts], merge)
+    return {"status": "ok", "version": version, "rows": update, "lanes": lanes,
+            "seconds": time.perf_counter() - t0, "wall_end": time.time()}
+
+
+def _load_round_kernels(dim):
     # the first call of a cached Numba function loads its machine code (0.1-1 s each);
     # done on stand-ins with the real types, so the first round does not wait for it
     w = np.zeros((2, dim), np.float32)
     idx, q, scale = changed_rows(w, w.copy())
     add_quantized_rows(w, idx, q, scale)
-    if driver:
-        _merge_matrix(w, idx, q, scale, 1, False)
+    _merge_matrix(2, dim, idx, q, scale, 1, False)
 
 
 def _start_kernel_load(settings):
@@ -426,7 +471,7 @@ def _start_kernel_load(settings):
     # of the worker process while the shards are scanned (as the single-process trainer
     # loads its kernel while it reads the corpus)
     from .train import start_kernel_load
-    start_kernel_load(settings, then=lambda: _load_round_kernels(settings.dim, False))
+    start_kernel_load(settings, then=lambda: _load_round_kernels(settings.dim))
     return True
 
 
@@ -679,7 +724,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         workers = _scheduler_workers(cluster)
         n_workers = len(workers)
         cluster.call(client.run, _start_kernel_load, s)
-        merge_loader = threading.Thread(target=_load_round_kernels, args=(s.dim, True), daemon=True)
+        merge_loader = threading.Thread(target=_load_round_kernels, args=(s.dim,), daemon=True)
         merge_loader.start()
 
         # ------------------------------------------------------------ shards, vocabulary, encoding
@@ -773,81 +818,121 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         base = full_state(0, broadcast=True)
         held.append(base[1])
         log = []
+        shapes = [w.shape for w in weights]
+        plan = [(epoch, r) for epoch in range(first, epochs) for r in range(n_rounds)]
+
+        def round_spec(epoch, r):
+            bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in lane_total]
+            active = [k for k in range(len(lanes)) if bounds[k][1] > bounds[k][0]]
+            return dict(epoch=epoch, round=r, bounds=bounds, active=active,
+                        position=epoch * length + sum(a for a, _ in bounds),
+                        round_total=sum(b - a for a, b in bounds),
+                        lr_scale=float(len(active)) if merge == "mean" else 1.0)
+
+        def submit_lane(spec, k, base_k, from_version, attempt=0):
+            pieces = slice_pieces(lane_lengths[k], *spec["bounds"][k])
+            used = sorted({p[0] for p in pieces})
+            where = {j: n for n, j in enumerate(used)}
+            sched = dict(lane=k, round=(spec["epoch"], spec["round"]), attempt=attempt,
+                         position=spec["position"], round_total=spec["round_total"], total=total,
+                         lr_scale=spec["lr_scale"])
+            return submit(_round_task, run_id, from_version, base_k, [lane_futs[k][j] for j in used],
+                          [(where[j], a, b) for j, a, b in pieces], sched, lane=k)
+
+        def submit_merge(spec, lane_futures, to_version):
+            return submit(_merge_round_task, [lane_futures[k] for k in spec["active"]], shapes, merge,
+                          to_version, lane=spec["active"][0] if spec["active"] else None)
+
+        def submit_round(i, base_i, from_version):
+            # round i's lane tasks and its merge task; the next round is submitted
+            # before this one ends and starts from this merge task's result
+            spec = round_spec(*plan[i])
+            futs = {k: submit_lane(spec, k, base_i, from_version) for k in spec["active"]}
+            if _round_hook is not None:
+                _round_hook(dict(epoch=spec["epoch"], round=spec["round"], version=from_version,
+                                 futures=futs, client=client, workers=workers, run_id=run_id))
+            return {"spec": spec, "lanes": futs, "merge": submit_merge(spec, futs, from_version + 1)}
+
+        def failed_lanes(rnd, res, error):
+            # lane -> why, for a round whose merge task is not "ok"
+            if res is not None:
+                return {k: lane["status"] for k, lane in zip(rnd["spec"]["active"], res["lanes"])
+                        if lane["status"] != "ok"}
+            bad = {k: cluster.call(f.exception) for k, f in rnd["lanes"].items() if f.status == "error"}
+            if not bad:   # the lanes trained, the merge itself failed (e.g. a bad row index)
+                if isinstance(error, W2VError):
+                    raise error
+                raise DistributedError(f"merging round {rnd['spec']['round'] + 1} of epoch "
+                                       f"{rnd['spec']['epoch'] + 1} failed: {error}")
+            return bad
+
         merge_loader.join()
         t_train = time.perf_counter()
-        for epoch in range(first, epochs):
-            for r in range(n_rounds):
-                tr0 = time.perf_counter()
-                bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in lane_total]
-                position = epoch * length + sum(a for a, _ in bounds)
-                round_total = sum(b - a for a, b in bounds)
-                active = [k for k in range(len(lanes)) if bounds[k][1] > bounds[k][0]]
-                lr_scale = float(len(active)) if merge == "mean" else 1.0
-
-                def submit_lane(k, base_k, attempt=0):
-                    pieces = slice_pieces(lane_lengths[k], *bounds[k])
-                    used = sorted({p[0] for p in pieces})
-                    where = {j: n for n, j in enumerate(used)}
-                    sched = dict(lane=k, round=(epoch, r), attempt=attempt, position=position,
-                                 round_total=round_total, total=total, lr_scale=lr_scale)
-                    return submit(_round_task, run_id, version, base_k, [lane_futs[k][j] for j in used],
-                                  [(where[j], a, b) for j, a, b in pieces], sched, lane=k)
-
-                t_submit = time.time()
-                futs = {k: submit_lane(k, base) for k in active}
-                if _round_hook is not None:
-                    _round_hook(dict(epoch=epoch, round=r, version=version, futures=futs, client=client,
-                                     workers=workers, run_id=run_id))
-                results = {}
-                fallbacks = 0
-                while futs:
-                    cluster.wait(list(futs.values()))
-                    for k, f in list(futs.items()):
-                        try:
-                            res = f.result()
-                        except Exception as exc:
-                            if not cluster.alive():
-                                raise cluster.lost(exc) from None
-                            res = {"status": "failed", "error": exc}
-                        if res["status"] == "ok":
-                            results[k] = res
-                            del futs[k]
-                            continue
-                        fallbacks += 1
-                        if fallbacks > _MAX_FALLBACKS * len(active):
-                            err = res.get("error")
-                            raise DistributedError(
-                                f"round {r + 1} of epoch {epoch + 1} failed on lane {k}: "
-                                + (" ".join(str(err).split()) or type(err).__name__ if err is not None
-                                   else "no worker holds the current weights"))
-                        reporter.message(f"epoch {epoch + 1} round {r + 1}/{n_rounds}: lane {k} "
-                                         f"{res['status']}, resubmitted with the full weights")
-                        futs[k] = submit_lane(k, full_state(version), attempt=fallbacks)
-                tr1 = time.perf_counter()
-                t_received = time.time()
-                ordered = [results[k] for k in sorted(results)]
-                update = merge_round(weights, [(res["idx"], res["q"], res["scale"]) for res in ordered], merge)
-                version += 1
-                base = ("update", cluster.scatter({"version": version, "rows": update}, broadcast=True))
-                if version == 1:
-                    held.clear()
-                    held.extend(encoded)
-                for res in ordered:
-                    stats[epoch] += res["stats"]
-                done += round_total
-                tr2 = time.perf_counter()
-                up = sum(res["nbytes"] for res in ordered)
-                down = sum(a.nbytes for part in update for a in part) * len(ordered)
-                log.append(dict(epoch=epoch, round=r, seconds=tr2 - tr0, wait_seconds=tr1 - tr0,
-                                merge_seconds=tr2 - tr1, fallbacks=fallbacks,
-                                train_seconds=max(res["train_seconds"] for res in ordered),
-                                task_seconds=max(res["seconds"] for res in ordered),
-                                tokens=round_total, bytes_up=up, bytes_down=down,
-                                # wall clock: submit -> first task start, last task end -> results here
-                                dispatch_seconds=min(res["wall"][0] for res in ordered) - t_submit,
-                                collect_seconds=t_received - max(res["wall"][1] for res in ordered),
-                                rows=[int(u[0].size) for u in update]))
-                progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch)
+        t_prev = t_train
+        t_prev_end = time.time()
+        cur = submit_round(0, base, version) if plan else None
+        for i, (epoch, r) in enumerate(plan):
+            spec = cur["spec"]
+            nxt = submit_round(i + 1, ("update", cur["merge"]), version + 1) if i + 1 < len(plan) else None
+            tw = time.perf_counter()
+            fallbacks = 0
+            while True:
+                cluster.wait([cur["merge"]])
+                try:
+                    res, error = cluster.call(cur["merge"].result), None
+                except DistributedError:
+                    raise
+                except Exception as exc:
+                    if not cluster.alive():
+                        raise cluster.lost(exc) from None
+                    res, error = None, exc
+                if res is not None and res["status"] == "ok":
+                    break
+                bad = failed_lanes(cur, res, error)
+                if nxt is not None:   # it would start from an incomplete round: submitted again below
+                    cluster.call(client.cancel, list(nxt["lanes"].values()) + [nxt["merge"]])
+                    nxt = None
+                fallbacks += len(bad)
+                if fallbacks > _MAX_FALLBACKS * len(spec["active"]):
+                    k, why = next(iter(bad.items()))
+                    raise DistributedError(
+                        f"round {r + 1} of epoch {epoch + 1} failed on lane {k}: "
+                        + (" ".join(str(why).split()) or type(why).__name__ if isinstance(why, BaseException)
+                           else "no worker holds the current weights"))
+                for k, why in bad.items():
+                    reporter.message(f"epoch {epoch + 1} round {r + 1}/{n_rounds}: lane {k} "
+                                     f"{why if isinstance(why, str) else 'failed'}, resubmitted with the "
+                                     "full weights")
+                    cur["lanes"][k] = submit_lane(spec, k, full_state(version), version, attempt=fallbacks)
+                cur["merge"] = submit_merge(spec, cur["lanes"], version + 1)
+            t_got = time.perf_counter()
+            apply_update(weights, res["rows"])   # the same rows, the same way, as every replica
+            version += 1
+            if version == 1:
+                held.clear()
+                held.extend(encoded)
+            if nxt is None and i + 1 < len(plan):
+                nxt = submit_round(i + 1, ("update", cur["merge"]), version)
+            meta = res["lanes"]
+            for lane in meta:
+                stats[epoch] += lane["stats"]
+            done += spec["round_total"]
+            log.append(dict(epoch=epoch, round=r, seconds=t_got - t_prev, wait_seconds=t_got - tw,
+                            merge_seconds=res["seconds"], fallbacks=fallbacks,
+                            train_seconds=max(x["train_seconds"] for x in meta),
+                            task_seconds=max(x["seconds"] for x in meta),
+                            tokens=spec["round_total"], bytes_up=sum(x["nbytes"] for x in meta),
+                            bytes_down=sum(a.nbytes for part in res["rows"] for a in part) * len(meta),
+                            # wall clock: previous merge's end -> first task start (the gap on the
+                            # workers between rounds), merge end -> result here (off the critical path)
+                            dispatch_seconds=min(x["wall"][0] for x in meta) - t_prev_end,
+                            collect_seconds=time.time() - (time.perf_counter() - t_got) - res["wall_end"],
+                            rows=[int(u[0].size) for u in res["rows"]]))
+            t_prev, t_prev_end = t_got, res["wall_end"]
+            cur = nxt
+            progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch)
+            if r < n_rounds - 1:
+                continue
             progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch, force=True)
             loss = stats[epoch, 0] / stats[epoch, 1] if stats[epoch, 1] else float("nan")
             progress.message(f"epoch {epoch + 1}: mean loss {loss:.4f} over {int(stats[epoch, 1]):,} examples")
