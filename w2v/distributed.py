@@ -905,7 +905,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                                      "full weights")
                     cur["lanes"][k] = submit_lane(spec, k, full_state(version), version, attempt=fallbacks)
                 cur["merge"] = submit_merge(spec, cur["lanes"], version + 1)
-            t_got = time.perf_counter()
+            t_got, wall_got = time.perf_counter(), time.time()
             apply_update(weights, res["rows"])   # the same rows, the same way, as every replica
             version += 1
             if version == 1:
@@ -926,7 +926,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                             # wall clock: previous merge's end -> first task start (the gap on the
                             # workers between rounds), merge end -> result here (off the critical path)
                             dispatch_seconds=min(x["wall"][0] for x in meta) - t_prev_end,
-                            collect_seconds=time.time() - (time.perf_counter() - t_got) - res["wall_end"],
+                            collect_seconds=wall_got - res["wall_end"],
                             rows=[int(u[0].size) for u in res["rows"]]))
             t_prev, t_prev_end = t_got, res["wall_end"]
             cur = nxt
