@@ -930,10 +930,10 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                             rows=[int(u[0].size) for u in res["rows"]]))
             t_prev, t_prev_end = t_got, res["wall_end"]
             cur = nxt
-            progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch)
-            if r < n_rounds - 1:
+            last = r == n_rounds - 1   # an epoch's end is always reported, and once
+            progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch, force=last)
+            if not last:
                 continue
-            progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch, force=True)
             loss = stats[epoch, 0] / stats[epoch, 1] if stats[epoch, 1] else float("nan")
             progress.message(f"epoch {epoch + 1}: mean loss {loss:.4f} over {int(stats[epoch, 1]):,} examples")
             model.run_state["epochs_done"] = epoch + 1
