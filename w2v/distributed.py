@@ -145,11 +145,11 @@ def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_ti
 # Rows travel as block floating point: one float32 scale per row and the row's
 # entries as int16 multiples of it (``row ~= q * scale``, scale = max|row| / 32767),
 # half the bytes of float32 with a relative error below 2e-5 of the row's
-# largest entry.  Workers send their deltas so; the driver merges them,
-# quantizes the merged delta once more and adds *that* to the global weights,
-# and every replica adds the very same quantized rows with the same function
-# (no fastmath: the float32 operations are identical), so the replicas stay
-# bit-for-bit equal to the driver's weights without the new values being sent.
+# largest entry.  Workers send their deltas so; the round's merge task merges
+# them and quantizes the merged delta once more, and the driver and every
+# replica add *those* quantized rows with the same function (no fastmath: the
+# float32 operations are identical), so the replicas stay bit-for-bit equal to
+# the driver's weights without the new values being sent.
 Q_MAX = np.float32(32767.0)
 
 
@@ -417,7 +417,7 @@ def _round_task(run_id, version, base, shards, pieces, sched):
     ``shards`` are the encoded shards the slice reads (resolved by Dask),
     ``pieces`` its ``(index in shards, start, stop)`` ranges.
     """
-    t0 = time.perf_counter()
+    t0, wall0 = time.perf_counter(), time.time()
     rep = _replica_for(run_id, version, base)
     if rep is None:
         return {"status": "stale", "lane": sched["lane"]}
@@ -437,7 +437,7 @@ def _round_task(run_id, version, base, shards, pieces, sched):
     return {"status": "ok", "lane": sched["lane"], "idx": idx, "q": q, "scale": scale, "stats": stats,
             "tokens": int(tokens.size), "threads": threads, "nbytes": nbytes,
             "train_seconds": t2 - t1, "seconds": time.perf_counter() - t0,
-            "wall": (time.time() - (time.perf_counter() - t0), time.time())}
+            "wall": (wall0, time.time())}
 
 
 def _merge_round_task(parts, shapes, merge, version):
