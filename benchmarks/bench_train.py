@@ -104,7 +104,8 @@ def parse_args(argv=None):
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run (default: none)")
     ap.add_argument("--w2v-cmd", default=None,
                     help="command that runs the w2v CLI (default: '<this python> -m cli.main' "
-                         "with PYTHONPATH=<repo>, i.e. the working tree)")
+                         "with PYTHONPATH=<repo>, i.e. the working tree); a custom command runs "
+                         "in the results' work folder, so 'env PYTHONPATH=DIR python -m cli.main' runs DIR's code")
     ap.add_argument("--w2v-extra", default="", help="extra arguments for 'w2v train' (one string)")
     ap.add_argument("--no-warmup", action="store_true",
                     help="do not run w2v once on a small prefix first (fills the Numba cache)")
@@ -152,9 +153,15 @@ class Ctx:
         self.corpus = str(Path(a.corpus).resolve())
         self.env = dict(ORIG_ENV)
         # w2v from the working tree
+        # The default command runs the working tree (PYTHONPATH=<repo>, started
+        # in the repo).  A custom command is started in the work folder, not
+        # in the repo: `python -m` puts its current folder first on sys.path,
+        # which would otherwise shadow a PYTHONPATH given in the command.
+        self.w2v_cwd = str(REPO)
         if a.w2v_cmd:
             self.w2v_cmd = shlex.split(a.w2v_cmd)
             self.w2v_env = dict(self.env)
+            self.w2v_cwd = str(workdir)
         else:
             self.w2v_cmd = [sys.executable, "-m", "cli.main"]
             self.w2v_env = dict(self.env)
@@ -198,7 +205,7 @@ class Ctx:
     def probe_w2v(self):
         try:
             p = subprocess.run(self.w2v_cmd + ["train", "--help"], capture_output=True, text=True,
-                               env=self.w2v_env, cwd=str(REPO), timeout=120)
+                               env=self.w2v_env, cwd=self.w2v_cwd, timeout=120)
             text = p.stdout + p.stderr
             self.w2v_has_alpha = "--alpha" in text
             return p.returncode == 0, text
@@ -237,7 +244,7 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
     if system == "w2v":
         out = wd / f"{tag}.bin"
         cmd = cmd_w2v(ctx, model, threads, out, report, seed=seed)
-        env, cwd = ctx.w2v_env, str(REPO)
+        env, cwd = ctx.w2v_env, ctx.w2v_cwd
         rec["alpha"] = alpha if ctx.w2v_has_alpha else "w2v default"
     elif system in GENSIM:
         out = wd / f"{tag}.bin"
@@ -631,7 +638,7 @@ def main(argv=None) -> int:
                 cmd = cmd_w2v(ctx, m, max(a.threads), workdir / "warmup.bin", workdir / "warmup.json",
                               corpus=str(warm))
                 t = time.perf_counter()
-                p = subprocess.run(cmd, env=ctx.w2v_env, cwd=str(REPO), capture_output=True, text=True)
+                p = subprocess.run(cmd, env=ctx.w2v_env, cwd=ctx.w2v_cwd, capture_output=True, text=True)
                 print(f"w2v warm-up ({m}): rc {p.returncode}, {time.perf_counter() - t:.1f} s", file=sys.stderr)
             for f in workdir.glob("warmup*"):
                 f.unlink()
