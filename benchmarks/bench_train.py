@@ -152,9 +152,8 @@ class Ctx:
         self.a, self.tokens, self.workdir = a, tokens, workdir
         self.corpus = str(Path(a.corpus).resolve())
         self.env = dict(ORIG_ENV)
-        # w2v from the working tree
-        # The default command runs the working tree (PYTHONPATH=<repo>, started
-        # in the repo).  A custom command is started in the work folder, not
+        # w2v: the default command runs the working tree (PYTHONPATH=<repo>,
+        # started in the repo).  A custom command is started in the work folder, not
         # in the repo: `python -m` puts its current folder first on sys.path,
         # which would otherwise shadow a PYTHONPATH given in the command.
         self.w2v_cwd = str(REPO)
