@@ -457,13 +457,15 @@ def _merge_round_task(parts, shapes, merge, version):
             "seconds": time.perf_counter() - t0, "wall_end": time.time()}
 
 
-def _load_round_kernels(dim):
+def _load_round_kernels(dim, merge=True):
     # the first call of a cached Numba function loads its machine code (0.1-1 s each);
-    # done on stand-ins with the real types, so the first round does not wait for it
+    # done on stand-ins with the real types, so the first round does not wait for it.
+    # Workers train, merge and apply; the driver only applies (merge=False).
     w = np.zeros((2, dim), np.float32)
     idx, q, scale = changed_rows(w, w.copy())
     add_quantized_rows(w, idx, q, scale)
-    _merge_matrix(2, dim, idx, q, scale, 1, False)
+    if merge:
+        _merge_matrix(2, dim, idx, q, scale, 1, False)
 
 
 def _start_kernel_load(settings):
@@ -724,8 +726,8 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         workers = _scheduler_workers(cluster)
         n_workers = len(workers)
         cluster.call(client.run, _start_kernel_load, s)
-        merge_loader = threading.Thread(target=_load_round_kernels, args=(s.dim,), daemon=True)
-        merge_loader.start()
+        apply_loader = threading.Thread(target=_load_round_kernels, args=(s.dim, False), daemon=True)
+        apply_loader.start()
 
         # ------------------------------------------------------------ shards, vocabulary, encoding
         shards = plan_shards(corpus, shard_bytes or DEFAULT_SHARD_BYTES, min_shards=2 * n_workers)
@@ -866,7 +868,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                                        f"{rnd['spec']['epoch'] + 1} failed: {error}")
             return bad
 
-        merge_loader.join()
+        apply_loader.join()
         t_train = time.perf_counter()
         t_prev = t_train
         t_prev_end = time.time()
