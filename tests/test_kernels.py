@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from w2v.kernels.cpu import sample_noise, sgd_block, train_sentence, train_tokens
+from w2v.kernels.cpu import SPECIALIZED_DIM, sample_noise, sgd_block, train_sentence, train_tokens
 from w2v.sampling import HuffmanTree, alias_table, pack_alias_table
 
 from . import reference as ref
@@ -10,12 +10,13 @@ from . import reference as ref
 V, DIM = 12, 8
 
 
-def make_case(seed, hs=False):
+def make_case(seed, hs=False, dim=DIM):
     rng = np.random.default_rng(seed)
     counts = np.sort(rng.integers(1, 100, V))[::-1].astype(np.int64)
-    syn0 = rng.normal(0, 0.3, (V, DIM)).astype(np.float32)
-    syn1neg = rng.normal(0, 0.3, (V, DIM)).astype(np.float32)
-    syn1 = rng.normal(0, 0.3, (V - 1, DIM)).astype(np.float32)
+    scale = 0.3 * np.sqrt(DIM / dim)   # the same size of scores whatever the row length
+    syn0 = rng.normal(0, scale, (V, dim)).astype(np.float32)
+    syn1neg = rng.normal(0, scale, (V, dim)).astype(np.float32)
+    syn1 = rng.normal(0, scale, (V - 1, dim)).astype(np.float32)
     thr, alias = alias_table(counts)
     tree = HuffmanTree.from_counts(counts)
     sent = rng.integers(0, V, 9).astype(np.int32)
@@ -27,18 +28,21 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
                alpha, state):
     syn0, syn1neg, syn1 = syn0.copy(), syn1neg.copy(), syn1.copy()
     width = 2 * window
+    dim = syn0.shape[1]
     kmax = max(negative + 1, tree.codes.shape[1])
-    X = np.empty((width, DIM), np.float32)
-    dX = np.empty((width, DIM), np.float32)
+    X = np.empty((width, dim), np.float32)
+    dX = np.empty((width, dim), np.float32)
     G = np.empty(2 * width * kmax, np.float32)
     ctx = np.empty(width, np.int64)
     targets = np.empty(kmax, np.int64)
     labels = np.empty(kmax, np.float32)
+    shrink = np.empty(sent.size, np.int32)
+    noise = np.empty(sent.size * max(negative, 1), np.int32)
     stats = np.zeros(2)
     s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, pack_alias_table(thr, alias),
                        tree.codes, tree.points, tree.lengths,
                        sg, cbow_mean, window, negative, hs, shared, np.float32(alpha), np.uint64(state),
-                       X, dX, G, ctx, targets, labels, stats)
+                       X, dX, G, ctx, targets, labels, shrink, noise, stats)
     return syn0, syn1neg, syn1, stats, s
 
 
@@ -58,8 +62,10 @@ MODES = [
 
 @pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", MODES)
 @pytest.mark.parametrize("window", [1, 3])
-def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, shared, window):
-    counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(7 + window, hs)
+@pytest.mark.parametrize("dim", [DIM, SPECIALIZED_DIM], ids=["dim8", "dim-specialized"])
+def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, shared, window, dim):
+    """Every mode, in the general kernel and in the one compiled for SPECIALIZED_DIM."""
+    counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(7 + window, hs, dim)
     state = 12345
     kw = dict(sg=sg, cbow_mean=cbow_mean, window=window, negative=negative, hs=hs, shared=shared, alpha=0.05)
     k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=state, **kw)
@@ -75,6 +81,23 @@ def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, sha
     assert not np.allclose(k0, syn0)
     assert stats[1] == examples
     assert stats[0] == pytest.approx(loss, rel=1e-4)
+
+
+@pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", [MODES[0], MODES[1], MODES[2], MODES[8]])
+@pytest.mark.parametrize("length", [1, 2])
+def test_short_sentences_draw_like_the_reference(sg, cbow_mean, negative, hs, shared, length):
+    """A one-word sentence has no context: it draws its window shrink and no noise words."""
+    counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(5, hs)
+    sent = sent[:length].copy()
+    kw = dict(sg=sg, cbow_mean=cbow_mean, window=2, negative=negative, hs=hs, shared=shared, alpha=0.05)
+    k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=77, **kw)
+    rng = ref.SplitMix64(77)
+    r0, r1neg, r1, loss, examples = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
+                                                       tree.points, tree.lengths, rng=rng, **kw)
+    assert int(s_after) == rng.state
+    np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
+    assert stats[1] == examples == (0 if length == 1 else 2)   # one example per centre (CBOW) or pair
 
 
 def test_sgd_block_gradient_matches_finite_differences():
@@ -94,7 +117,7 @@ def test_sgd_block_gradient_matches_finite_differences():
     out_k = out.copy()
     dX = np.zeros_like(X)
     G = np.empty(2 * 3 * 4, np.float32)
-    loss = sgd_block(X, 3, out_k, targets, labels, 4, alpha, dX, G)
+    loss = sgd_block(X, 3, out_k, targets, labels, 4, alpha, dX, G, 0)
     X64, out64 = X.astype(np.float64), out.astype(np.float64)
     assert loss == pytest.approx(loss_fn(X64, out64), rel=1e-5)
     eps = 1e-6
@@ -169,14 +192,13 @@ def test_prefetch_intrinsics_compile_to_prefetches_and_change_nothing():
 
     from numba import njit
 
-    from w2v.kernels.prefetch import prefetch_item, prefetch_row
+    from w2v.kernels.prefetch import prefetch_row
 
     @njit(cache=False)
     def touch(a, b, idx):
         s = 0.0
         for i in idx:
-            prefetch_row(a, i)
-            prefetch_item(b, i)
+            prefetch_row(a, i, a.shape[1])
         for i in idx:
             s += a[i, 0] + a[i, -1] + b[i]
         return s

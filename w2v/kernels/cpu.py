@@ -22,13 +22,12 @@ its random state, passed in and returned as a ``uint64`` array of one element.
 Ids are validated by the caller before they get here: these kernels run
 without bounds checks.
 """
-import math
 
 import numpy as np
 from numba import njit
 
 from .fastmath import exp32, log32
-from .prefetch import prefetch_item, prefetch_row
+from .prefetch import prefetch_row
 
 # Explicit compilation options: no GIL (Python threads run kernels in
 # parallel), fastmath so that LLVM vectorizes reductions (dot products) with
@@ -97,19 +96,21 @@ def sample_noise(n, noise_table, rng_state):
 
 
 @njit(**INNER_OPTIONS)
-def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G):
+def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
     """One SGD step of ``nx`` input rows against ``nt`` output rows.
 
     Updates ``out[targets]`` in place, adds the input-row gradients to
     ``dX[:nx]`` (the caller scatters them) and returns the summed loss
     ``sum(-log sigmoid(+-x.o))`` over the ``nx * nt`` pairs.  ``G`` is a
-    scratch buffer of at least ``2 * nx * nt`` float32.
+    scratch buffer of at least ``2 * nx * nt`` float32.  ``dim_const`` is
+    the row length when the caller passes it as a compile-time constant
+    (see :func:`train_sentence`), or 0 to take it from ``X``.
 
     All three passes are register-blocked four rows at a time, so each vector
     loaded from one row feeds four FMAs instead of one; what is left over is
     done a row at a time.
     """
-    dim = X.shape[1]
+    dim = dim_const if dim_const > 0 else X.shape[1]
     m = nx * nt
     one = np.float32(1.0)
     # 1. scores F[c, t] = X[c] . out[targets[t]], stored flat in G[:m]
@@ -199,8 +200,8 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G):
 
 @njit(**INNER_OPTIONS)
 def _negative_targets(centre, negative, noise_table, targets, labels, s):
-    # the centre word (label 1) then up to `negative` noise words; a noise word
-    # equal to the centre is skipped, as in word2vec.c and gensim
+    # the centre word (label 1) then up to `negative` noise words drawn now; a
+    # noise word equal to the centre is skipped, as in word2vec.c and gensim
     targets[0] = centre
     labels[0] = np.float32(1.0)
     nt = 1
@@ -216,6 +217,22 @@ def _negative_targets(centre, negative, noise_table, targets, labels, s):
 
 
 @njit(**INNER_OPTIONS)
+def _drawn_negative_targets(centre, noise, first, negative, targets, labels):
+    # as _negative_targets, with the noise words drawn already (noise[first:first + negative])
+    targets[0] = centre
+    labels[0] = np.float32(1.0)
+    nt = 1
+    for k in range(negative):
+        w = noise[first + k]
+        if w == centre:
+            continue
+        targets[nt] = w
+        labels[nt] = np.float32(0.0)
+        nt += 1
+    return nt
+
+
+@njit(**INNER_OPTIONS)
 def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
     n = hs_lengths[centre]
     for k in range(n):
@@ -225,96 +242,123 @@ def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
 
 
 @njit(**INNER_OPTIONS)
-def _prefetch_next(sent, n, i, s, syn0, syn1neg, noise_table, window, negative, per_pair):
-    # Start loading what the next centre words will touch while this one
-    # computes.  The RNG is a counter (state += golden per draw), so future
-    # noise words are known now: this word draws `negative` of them, each
-    # later word its window and then its own `negative` (per-pair mode draws
-    # more; skipped).  The noise words' rows are fetched one word ahead and
-    # their alias-table entries two words ahead, so that the row addresses do
-    # not wait on a missing table entry.
-    nxt = i + window + 1
-    if nxt < n:
-        prefetch_row(syn0, sent[nxt])
-    if negative > 0:
-        prefetch_row(syn1neg, sent[i + 1])
-        if not per_pair:
-            step = negative + 1
-            for k in range(step + 1, 2 * step):          # draws of word i + 1's noise words
-                r, _ = splitmix64(s + np.uint64(k - 1) * _GOLDEN)
-                prefetch_row(syn1neg, draw_noise(r, noise_table))
-            if i + 2 < n:
-                for k in range(2 * step + 1, 3 * step):  # word i + 2's noise words
-                    r, _ = splitmix64(s + np.uint64(k - 1) * _GOLDEN)
-                    prefetch_item(noise_table, uniform_index(r, noise_table.size))
+def _context(sent, n, i, b, window, ctx):
+    # ids around position i, the window shrunk by b (word2vec.c's dynamic window)
+    lo = max(0, i - window + b)
+    hi = min(n, i + window + 1 - b)
+    nc = 0
+    for j in range(lo, hi):
+        if j != i:
+            ctx[nc] = sent[j]
+            nc += 1
+    return nc
+
+
+@njit(**INNER_OPTIONS)
+def _draw_sentence(n, window, negative, noise_table, s, shrink, noise):
+    # A sentence's random draws made up front, in the order the word loop made
+    # them when it drew as it went (so results are unchanged): per word its
+    # window shrink, then its `negative` noise words.  A word without context
+    # draws no noise words; with window >= 1 that happens only in a one-word
+    # sentence.  Drawn here, the word loop can prefetch the next word's noise
+    # rows without drawing twice, and the alias-table reads of a whole
+    # sentence overlap one another.
+    with_noise = n > 1
+    for i in range(n):
+        r, s = splitmix64(s)
+        shrink[i] = np.int32(r % np.uint64(window))
+        if with_noise:
+            for k in range(negative):
+                r, s = splitmix64(s)
+                noise[i * negative + k] = np.int32(draw_noise(r, noise_table))
+    return s
+
+
+# Row length compiled as a constant.  Numba compiles a separate version of a
+# function for each literal argument value, so calling the word loops with
+# this constant gives LLVM a known trip count for every loop over a row (no
+# run-time trip-count checks, the 100 = 3 x 32 + 4 split and the row
+# prefetches fixed at compile time).  100 is the default of gensim, word2vec.c
+# and w2v; every other length takes the general version.  Each
+# specialization costs one more compilation of the kernel (cached on disk),
+# so there is only one.
+SPECIALIZED_DIM = 100
 
 
 @njit(**INNER_OPTIONS)
 def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative, hs, shared,
-                   alpha, s, X, dX, G, ctx, targets, labels, stats):
+                   alpha, s, X, dX, G, ctx, targets, labels, shrink, noise, stats):
     """Train one (already subsampled) sentence ``sent[:n]``; return the new RNG state.
 
-    ``stats`` accumulates ``[loss, examples]`` in float64.
+    ``stats`` accumulates ``[loss, examples]`` in float64; ``shrink`` (int32,
+    ``n``) and ``noise`` (int32, ``n * negative``) are scratch for the
+    sentence's random draws.  Rows of :data:`SPECIALIZED_DIM` floats run a
+    version compiled for that length.
     """
-    dim = syn0.shape[1]
+    if sg and not shared:
+        if syn0.shape[1] == SPECIALIZED_DIM:
+            return _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
+                                hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets,
+                                labels, stats, SPECIALIZED_DIM)
+        return _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
+                            hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets,
+                            labels, stats, 0)
+    s = _draw_sentence(n, window, negative, noise_table, s, shrink, noise)
+    if syn0.shape[1] == SPECIALIZED_DIM:
+        _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
+                     window, negative, hs, alpha, X, dX, G, ctx, targets, labels, shrink, noise,
+                     stats, SPECIALIZED_DIM)
+    else:
+        _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
+                     window, negative, hs, alpha, X, dX, G, ctx, targets, labels, shrink, noise,
+                     stats, 0)
+    return s
+
+
+@njit(**INNER_OPTIONS)
+def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
+                 window, negative, hs, alpha, X, dX, G, ctx, targets, labels, shrink, noise,
+                 stats, dim_const):
+    # Skip-gram with shared negatives, and CBOW, over a sentence whose random
+    # draws are made (_draw_sentence); dim_const as in sgd_block.
+    dim = dim_const if dim_const > 0 else syn0.shape[1]
     for i in range(n):
         centre = sent[i]
-        r, s = splitmix64(s)
-        b = np.int64(r % np.uint64(window))    # dynamic window: shrink by b, as word2vec.c
-        lo = max(0, i - window + b)
-        hi = min(n, i + window + 1 - b)
-        nc = 0
-        for j in range(lo, hi):
-            if j != i:
-                ctx[nc] = sent[j]
-                nc += 1
+        nc = _context(sent, n, i, shrink[i], window, ctx)
         if nc == 0:
             continue
         if i + 1 < n:
-            _prefetch_next(sent, n, i, s, syn0, syn1neg, noise_table,
-                           window, negative, sg and not shared)
+            # start loading what the next word touches while this one computes:
+            # the row entering the context, the next centre's output row and
+            # its noise words' rows
+            nxt = i + window + 1
+            if nxt < n:
+                prefetch_row(syn0, sent[nxt], dim)
+            if negative > 0:
+                prefetch_row(syn1neg, sent[i + 1], dim)
+                for k in range((i + 1) * negative, (i + 2) * negative):
+                    prefetch_row(syn1neg, noise[k], dim)
         if sg:
-            if shared:
-                # gather all context rows once; share targets (and negatives)
-                for c in range(nc):
-                    w = ctx[c]
-                    for d in range(dim):
-                        X[c, d] = syn0[w, d]
-                        dX[c, d] = 0.0
-                loss = 0.0
-                if hs:
-                    nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-                    loss += sgd_block(X, nc, syn1, targets, labels, nt, alpha, dX, G)
-                if negative > 0:
-                    nt, s = _negative_targets(centre, negative, noise_table,
-                                              targets, labels, s)
-                    loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G)
-                for c in range(nc):
-                    w = ctx[c]
-                    for d in range(dim):
-                        syn0[w, d] += dX[c, d]
-                stats[0] += loss
-                stats[1] += nc
-            else:
-                # word2vec.c order: each (context, centre) pair updated in turn
-                for c in range(nc):
-                    w = ctx[c]
-                    for d in range(dim):
-                        X[0, d] = syn0[w, d]
-                        dX[0, d] = 0.0
-                    loss = 0.0
-                    if hs:
-                        nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-                        loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G)
-                    if negative > 0:
-                        nt, s = _negative_targets(centre, negative, noise_table,
-                                                  targets, labels, s)
-                        loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
-                    for d in range(dim):
-                        syn0[w, d] += dX[0, d]
-                    stats[0] += loss
-                    stats[1] += 1
+            # gather all context rows once; share targets (and negatives)
+            for c in range(nc):
+                w = ctx[c]
+                for d in range(dim):
+                    X[c, d] = syn0[w, d]
+                    dX[c, d] = 0.0
+            loss = 0.0
+            if hs:
+                nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
+                loss += sgd_block(X, nc, syn1, targets, labels, nt, alpha, dX, G, dim_const)
+            if negative > 0:
+                nt = _drawn_negative_targets(centre, noise, i * negative, negative, targets, labels)
+                loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+            for c in range(nc):
+                w = ctx[c]
+                for d in range(dim):
+                    syn0[w, d] += dX[c, d]
+            stats[0] += loss
+            stats[1] += nc
         else:
             # CBOW: the hidden row is the sum (or mean) of the context rows
             for d in range(dim):
@@ -331,11 +375,10 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
             loss = 0.0
             if hs:
                 nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-                loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G)
+                loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G, dim_const)
             if negative > 0:
-                nt, s = _negative_targets(centre, negative, noise_table,
-                                          targets, labels, s)
-                loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G)
+                nt = _drawn_negative_targets(centre, noise, i * negative, negative, targets, labels)
+                loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
             if not cbow_mean:
                 # as gensim: with the sum, the error is divided over the context rows;
                 # with the mean, every context row gets the full error (gensim and
@@ -347,6 +390,42 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
                 w = ctx[c]
                 for d in range(dim):
                     syn0[w, d] += dX[0, d]
+            stats[0] += loss
+            stats[1] += 1
+
+
+@njit(**INNER_OPTIONS)
+def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points, hs_lengths,
+                 window, negative, hs, alpha, s, X, dX, G, ctx, targets, labels, stats, dim_const):
+    # Skip-gram in word2vec.c's order (--exact): each (context, centre) pair
+    # updated in turn with its own noise words, drawn as it goes.
+    dim = dim_const if dim_const > 0 else syn0.shape[1]
+    for i in range(n):
+        centre = sent[i]
+        r, s = splitmix64(s)
+        nc = _context(sent, n, i, np.int64(r % np.uint64(window)), window, ctx)
+        if nc == 0:
+            continue
+        if i + 1 < n:
+            nxt = i + window + 1
+            if nxt < n:
+                prefetch_row(syn0, sent[nxt], dim)
+            if negative > 0:
+                prefetch_row(syn1neg, sent[i + 1], dim)
+        for c in range(nc):
+            w = ctx[c]
+            for d in range(dim):
+                X[0, d] = syn0[w, d]
+                dX[0, d] = 0.0
+            loss = 0.0
+            if hs:
+                nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
+                loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G, dim_const)
+            if negative > 0:
+                nt, s = _negative_targets(centre, negative, noise_table, targets, labels, s)
+                loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+            for d in range(dim):
+                syn0[w, d] += dX[0, d]
             stats[0] += loss
             stats[1] += 1
     return s
@@ -392,6 +471,8 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
     targets = np.empty(kmax, np.int64)
     labels = np.empty(kmax, np.float32)
     sent = np.empty(max_sentence_length, np.int32)
+    shrink = np.empty(max_sentence_length, np.int32)              # the sentence's draws
+    noise = np.empty(max_sentence_length * max(negative, 1), np.int32)
     local = np.zeros(2, np.float64)   # [loss, examples], written to `stats` once at the end
     s = rng_state[0]
     n = 0
@@ -415,7 +496,8 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
                     alpha = np.float32(min_alpha)
                 s = train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
                                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
-                                   hs, shared, alpha, s, X, dX, G, ctx, targets, labels, local)
+                                   hs, shared, alpha, s, X, dX, G, ctx, targets, labels, shrink, noise,
+                                   local)
                 kept += n
             n = 0
             sent_start = p + 1

@@ -27,39 +27,31 @@ def _emit_prefetch(builder, address):
 
 
 @intrinsic
-def prefetch_row(typingctx, arr, row):
-    """Prefetch every cache line of ``arr[row]`` (a 2-D array) for reading."""
-    if not (isinstance(arr, types.Array) and arr.ndim == 2 and isinstance(row, types.Integer)):
+def prefetch_row(typingctx, arr, row, ncols):
+    """Prefetch every cache line of ``arr[row, :ncols]`` (a 2-D array) for reading.
+
+    With ``ncols`` a compile-time constant the loop over the lines unrolls
+    into a handful of prefetch instructions.
+    """
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and isinstance(row, types.Integer)
+            and isinstance(ncols, types.Integer)):
         return None
 
     def codegen(context, builder, signature, args):
-        aryty, rowty = signature.args
+        aryty, rowty, ncolsty = signature.args
         ary = context.make_array(aryty)(context, builder, args[0])
-        row_bytes = cgutils.unpack_tuple(builder, ary.strides)[0]
+        row_stride = cgutils.unpack_tuple(builder, ary.strides)[0]
         index = context.cast(builder, args[1], rowty, types.intp)
+        ncols_ = context.cast(builder, args[2], ncolsty, types.intp)
         start = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()),
-                            [builder.mul(index, row_bytes)])
-        step = ir.Constant(row_bytes.type, _LINE)
-        with cgutils.for_range_slice(builder, ir.Constant(row_bytes.type, 0), row_bytes, step) as (off, _):
+                            [builder.mul(index, row_stride)])
+        nbytes = builder.mul(ncols_, ir.Constant(row_stride.type, context.get_abi_sizeof(
+            context.get_data_type(aryty.dtype))))
+        step = ir.Constant(row_stride.type, _LINE)
+        with cgutils.for_range_slice(builder, ir.Constant(row_stride.type, 0), nbytes, step) as (off, _):
             _emit_prefetch(builder, builder.gep(start, [off]))
         # a row that does not start on a line boundary spills into one more line
-        _emit_prefetch(builder, builder.gep(start, [builder.sub(row_bytes, ir.Constant(row_bytes.type, 1))]))
+        _emit_prefetch(builder, builder.gep(start, [builder.sub(nbytes, ir.Constant(nbytes.type, 1))]))
         return context.get_dummy_value()
 
-    return types.none(arr, row), codegen
-
-
-@intrinsic
-def prefetch_item(typingctx, arr, index):
-    """Prefetch the cache line holding ``arr[index]`` (a 1-D contiguous array)."""
-    if not (isinstance(arr, types.Array) and arr.ndim == 1 and isinstance(index, types.Integer)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        aryty, idxty = signature.args
-        ary = context.make_array(aryty)(context, builder, args[0])
-        i = context.cast(builder, args[1], idxty, types.intp)
-        _emit_prefetch(builder, builder.gep(ary.data, [i]))
-        return context.get_dummy_value()
-
-    return types.none(arr, index), codegen
+    return types.none(arr, row, ncols), codegen
