@@ -108,7 +108,9 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
 
     All three passes are register-blocked four rows at a time, so each vector
     loaded from one row feeds four FMAs instead of one; what is left over is
-    done a row at a time.
+    done a row at a time.  Row ids are read as unsigned, so the compiled
+    code does not test them for Python's negative indexing (the caller has
+    validated them).
     """
     dim = dim_const if dim_const > 0 else X.shape[1]
     m = nx * nt
@@ -117,10 +119,10 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
     for c in range(nx):
         t = 0
         while t + 4 <= nt:
-            r0 = targets[t]
-            r1 = targets[t + 1]
-            r2 = targets[t + 2]
-            r3 = targets[t + 3]
+            r0 = np.uint64(targets[t])
+            r1 = np.uint64(targets[t + 1])
+            r2 = np.uint64(targets[t + 2])
+            r3 = np.uint64(targets[t + 3])
             f0 = np.float32(0.0)
             f1 = np.float32(0.0)
             f2 = np.float32(0.0)
@@ -138,7 +140,7 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
             G[k + 3] = f3
             t += 4
         while t < nt:
-            r0 = targets[t]
+            r0 = np.uint64(targets[t])
             f0 = np.float32(0.0)
             for d in range(dim):
                 f0 += X[c, d] * out[r0, d]
@@ -161,10 +163,10 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
         t = 0
         while t + 4 <= nt:
             k = c * nt + t
-            r0 = targets[t]
-            r1 = targets[t + 1]
-            r2 = targets[t + 2]
-            r3 = targets[t + 3]
+            r0 = np.uint64(targets[t])
+            r1 = np.uint64(targets[t + 1])
+            r2 = np.uint64(targets[t + 2])
+            r3 = np.uint64(targets[t + 3])
             g0 = G[k]
             g1 = G[k + 1]
             g2 = G[k + 2]
@@ -174,13 +176,13 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
             t += 4
         while t < nt:
             g0 = G[c * nt + t]
-            r0 = targets[t]
+            r0 = np.uint64(targets[t])
             for d in range(dim):
                 dX[c, d] += g0 * out[r0, d]
             t += 1
     # 3b. out[targets[t]] += sum_c G[c, t] X[c]   (repeated targets add up)
     for t in range(nt):
-        row = targets[t]
+        row = np.uint64(targets[t])
         c = 0
         while c + 4 <= nx:
             g0 = G[c * nt + t]
@@ -342,7 +344,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
         if sg:
             # gather all context rows once; share targets (and negatives)
             for c in range(nc):
-                w = ctx[c]
+                w = np.uint64(ctx[c])
                 for d in range(dim):
                     X[c, d] = syn0[w, d]
                     dX[c, d] = 0.0
@@ -354,7 +356,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 nt = _drawn_negative_targets(centre, noise, i * negative, negative, targets, labels)
                 loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
             for c in range(nc):
-                w = ctx[c]
+                w = np.uint64(ctx[c])
                 for d in range(dim):
                     syn0[w, d] += dX[c, d]
             stats[0] += loss
@@ -365,7 +367,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 X[0, d] = 0.0
                 dX[0, d] = 0.0
             for c in range(nc):
-                w = ctx[c]
+                w = np.uint64(ctx[c])
                 for d in range(dim):
                     X[0, d] += syn0[w, d]
             if cbow_mean:
@@ -387,7 +389,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 for d in range(dim):
                     dX[0, d] *= inv
             for c in range(nc):
-                w = ctx[c]
+                w = np.uint64(ctx[c])
                 for d in range(dim):
                     syn0[w, d] += dX[0, d]
             stats[0] += loss
@@ -413,7 +415,7 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
             if negative > 0:
                 prefetch_row(syn1neg, sent[i + 1], dim)
         for c in range(nc):
-            w = ctx[c]
+            w = np.uint64(ctx[c])
             for d in range(dim):
                 X[0, d] = syn0[w, d]
                 dX[0, d] = 0.0
