@@ -276,6 +276,23 @@ def _draw_sentence(n, window, negative, noise_table, s, shrink, noise):
     return s
 
 
+@njit(**INNER_OPTIONS)
+def _prefetch_next_word(sent, n, i, syn0, syn1neg, noise, nnoise, window, negative, dim):
+    # Start loading what word i + 1 touches while word i computes: the input
+    # row entering the context, the next centre's output row and the rows of
+    # the first `nnoise` of its noise words (drawn already, see _draw_sentence).
+    if i + 1 >= n:
+        return
+    nxt = i + window + 1
+    if nxt < n:
+        prefetch_row(syn0, sent[nxt], dim)
+    if negative > 0:
+        prefetch_row(syn1neg, sent[i + 1], dim)
+        first = (i + 1) * negative
+        for k in range(first, first + nnoise):
+            prefetch_row(syn1neg, noise[k], dim)
+
+
 # Row length compiled as a constant.  Numba compiles a separate version of a
 # function for each literal argument value, so calling the word loops with
 # this constant gives LLVM a known trip count for every loop over a row (no
@@ -302,10 +319,10 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
         if syn0.shape[1] == SPECIALIZED_DIM:
             return _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
                                 hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets,
-                                labels, stats, SPECIALIZED_DIM)
+                                labels, noise, stats, SPECIALIZED_DIM)
         return _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
                             hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets,
-                            labels, stats, 0)
+                            labels, noise, stats, 0)
     s = _draw_sentence(n, window, negative, noise_table, s, shrink, noise)
     if syn0.shape[1] == SPECIALIZED_DIM:
         _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
@@ -330,17 +347,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
         nc = _context(sent, n, i, shrink[i], window, ctx)
         if nc == 0:
             continue
-        if i + 1 < n:
-            # start loading what the next word touches while this one computes:
-            # the row entering the context, the next centre's output row and
-            # its noise words' rows
-            nxt = i + window + 1
-            if nxt < n:
-                prefetch_row(syn0, sent[nxt], dim)
-            if negative > 0:
-                prefetch_row(syn1neg, sent[i + 1], dim)
-                for k in range((i + 1) * negative, (i + 2) * negative):
-                    prefetch_row(syn1neg, noise[k], dim)
+        _prefetch_next_word(sent, n, i, syn0, syn1neg, noise, negative, window, negative, dim)
         if sg:
             # gather all context rows once; share targets (and negatives)
             for c in range(nc):
@@ -398,9 +405,11 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
 
 @njit(**INNER_OPTIONS)
 def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points, hs_lengths,
-                 window, negative, hs, alpha, s, X, dX, G, ctx, targets, labels, stats, dim_const):
+                 window, negative, hs, alpha, s, X, dX, G, ctx, targets, labels, noise, stats,
+                 dim_const):
     # Skip-gram in word2vec.c's order (--exact): each (context, centre) pair
-    # updated in turn with its own noise words, drawn as it goes.
+    # updated in turn with its own noise words, drawn as it goes (`noise` is
+    # unused here but for the prefetch helper's signature).
     dim = dim_const if dim_const > 0 else syn0.shape[1]
     for i in range(n):
         centre = sent[i]
@@ -408,12 +417,7 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
         nc = _context(sent, n, i, np.int64(r % np.uint64(window)), window, ctx)
         if nc == 0:
             continue
-        if i + 1 < n:
-            nxt = i + window + 1
-            if nxt < n:
-                prefetch_row(syn0, sent[nxt], dim)
-            if negative > 0:
-                prefetch_row(syn1neg, sent[i + 1], dim)
+        _prefetch_next_word(sent, n, i, syn0, syn1neg, noise, 0, window, negative, dim)
         for c in range(nc):
             w = np.uint64(ctx[c])
             for d in range(dim):
