@@ -201,26 +201,10 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
 
 
 @njit(**INNER_OPTIONS)
-def _negative_targets(centre, negative, noise_table, targets, labels, s):
-    # the centre word (label 1) then up to `negative` noise words drawn now; a
-    # noise word equal to the centre is skipped, as in word2vec.c and gensim
-    targets[0] = centre
-    labels[0] = np.float32(1.0)
-    nt = 1
-    for _ in range(negative):
-        r, s = splitmix64(s)
-        w = draw_noise(r, noise_table)
-        if w == centre:
-            continue
-        targets[nt] = w
-        labels[nt] = np.float32(0.0)
-        nt += 1
-    return nt, s
-
-
-@njit(**INNER_OPTIONS)
-def _drawn_negative_targets(centre, noise, first, negative, targets, labels):
-    # as _negative_targets, with the noise words drawn already (noise[first:first + negative])
+def _negative_targets(centre, noise, first, negative, targets, labels):
+    # the centre word (label 1) then up to `negative` noise words, drawn already
+    # (noise[first:first + negative]); a noise word equal to the centre is
+    # skipped, as in word2vec.c and gensim
     targets[0] = centre
     labels[0] = np.float32(1.0)
     nt = 1
@@ -360,7 +344,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
                 loss += sgd_block(X, nc, syn1, targets, labels, nt, alpha, dX, G, dim_const)
             if negative > 0:
-                nt = _drawn_negative_targets(centre, noise, i * negative, negative, targets, labels)
+                nt = _negative_targets(centre, noise, i * negative, negative, targets, labels)
                 loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
             for c in range(nc):
                 w = np.uint64(ctx[c])
@@ -386,7 +370,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
                 loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G, dim_const)
             if negative > 0:
-                nt = _drawn_negative_targets(centre, noise, i * negative, negative, targets, labels)
+                nt = _negative_targets(centre, noise, i * negative, negative, targets, labels)
                 loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
             if not cbow_mean:
                 # as gensim: with the sum, the error is divided over the context rows;
@@ -408,8 +392,8 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
                  window, negative, hs, alpha, s, X, dX, G, ctx, targets, labels, noise, stats,
                  dim_const):
     # Skip-gram in word2vec.c's order (--exact): each (context, centre) pair
-    # updated in turn with its own noise words, drawn as it goes (`noise` is
-    # unused here but for the prefetch helper's signature).
+    # updated in turn with its own noise words, drawn as it goes into
+    # noise[:negative].
     dim = dim_const if dim_const > 0 else syn0.shape[1]
     for i in range(n):
         centre = sent[i]
@@ -428,7 +412,10 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
                 nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
                 loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G, dim_const)
             if negative > 0:
-                nt, s = _negative_targets(centre, negative, noise_table, targets, labels, s)
+                for k in range(negative):    # this pair's noise words, drawn now
+                    r, s = splitmix64(s)
+                    noise[k] = np.int32(draw_noise(r, noise_table))
+                nt = _negative_targets(centre, noise, 0, negative, targets, labels)
                 loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
             for d in range(dim):
                 syn0[w, d] += dX[0, d]
