@@ -304,7 +304,8 @@ def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     assert m.vocab.words[:v0] == old_words and not set(new) & set(old_words)
     assert "rochester" in new and "eyre" in new           # Jane Eyre is in part B, not in part A
     assert np.array_equal(m.syn0[:v0], old_syn0) and np.array_equal(m.syn1neg[:v0], old_syn1neg)
-    assert np.all(np.abs(m.syn0[v0:]) <= 0.5 / 32) and not np.any(m.syn1neg[v0:])
+    assert np.all(np.abs(m.syn0[v0:]) <= 1.0 / 32) and not np.any(m.syn1neg[v0:])
+    assert np.abs(m.syn0[v0:]).max() > 0.9 / 32          # gensim 4's range, [-1/dim, 1/dim)
     assert np.all(m.vocab.counts[:v0] >= old_counts) and np.any(m.vocab.counts[:v0] > old_counts)
     assert np.all(m.vocab.counts[v0:] >= 5)
     assert m.tables.keep_threshold.size == v1 and m.tables.noise_alias.size == v1

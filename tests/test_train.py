@@ -16,6 +16,17 @@ def test_single_thread_is_bit_for_bit_reproducible(small_corpus):
     assert not np.array_equal(a.syn0, c.syn0)
 
 
+def test_initial_weights_use_gensim4_range(small_corpus):
+    m = Word2Vec(threads=1, **FAST).build_vocab(str(small_corpus))
+    v, dim = m.syn0.shape
+    assert v == len(m.vocab) and dim == FAST["dim"] and m.syn0.dtype == np.float32
+    # uniform in [-1/dim, 1/dim) (gensim 4's KeyedVectors.prep_vectors), mean ~0; outputs zero
+    assert np.all(m.syn0 >= -1.0 / dim) and np.all(m.syn0 < 1.0 / dim)
+    assert m.syn0.max() > 0.99 / dim and m.syn0.min() < -0.99 / dim
+    assert abs(float(m.syn0.mean())) < 0.02 / dim
+    assert not np.any(m.syn1neg)
+
+
 @pytest.mark.parametrize("kw", [
     dict(model="sg"), dict(model="cbow"), dict(model="cbow", cbow_mean=False, alpha=0.01),
     dict(model="sg", hs=True, negative=0), dict(model="cbow", hs=True, negative=0),

@@ -45,6 +45,7 @@ import numpy as np
 
 from .corpus import encode_corpus, scan_corpus
 from .errors import FormatError, VocabularyError
+from .model import initial_input_rows
 from .sampling import HuffmanTree
 from .train import Progress, seed_states, train_epochs
 from .vocab import Vocab
@@ -157,7 +158,8 @@ def update_vocab(model, corpus, quiet=True, progress_stream=None):
       ``min_count`` times in it are appended (most frequent first, ties by
       first occurrence), up to ``max_vocab_size`` words in all;
     * new input rows are initialised as fresh ones (uniform in
-      ``[-0.5/dim, 0.5/dim)``), new ``syn1neg`` rows are zero;
+      ``[-1/dim, 1/dim)``, :func:`w2v.model.initial_input_rows`), new
+      ``syn1neg`` rows are zero;
     * the subsampling and noise tables are rebuilt from the new counts;
     * with ``hs`` the Huffman tree is rebuilt from the new counts and
       ``syn1`` keeps its rows (extended with zero rows to ``V - 1``), as
@@ -213,7 +215,7 @@ def _grow_weights(model, v0):
         return
     dim = s.dim
     rng = np.random.default_rng([int(s.seed) & 0xFFFFFFFFFFFFFFFF, v0])
-    fresh = (rng.random((n_new, dim), dtype=np.float32) - np.float32(0.5)) / np.float32(dim)
+    fresh = initial_input_rows(rng, n_new, dim)
     model.syn0 = np.concatenate([np.asarray(model.syn0, np.float32), fresh])
     if s.negative > 0:
         model.syn1neg = np.concatenate([np.asarray(model.syn1neg, np.float32), np.zeros((n_new, dim), np.float32)])
