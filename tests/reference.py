@@ -27,6 +27,10 @@ def draw_noise(r, thr, alias):
     return i if (r & 0xFFFFFFFF) < thr[i] else int(alias[i])
 
 
+MAX_SCORE = 6.0     # no update at or beyond +-6 (gensim's rule), as w2v.kernels.cpu.MAX_SCORE
+LOSS_CLIP = 20.0    # as w2v.kernels.cpu.SIGMOID_CLIP
+
+
 def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -43,7 +47,9 @@ def block_step(syn0_rows, out, targets, labels, alpha):
     F = X @ W.T                                         # scores, nx x nt
     lab = np.asarray(labels, np.float64)[None, :]
     G = alpha * (lab - sigmoid(F))                      # d(-loss)/dF * alpha
-    loss = float(np.sum(np.logaddexp(0, -F) * lab + np.logaddexp(0, F) * (1 - lab)))
+    G[np.abs(F) >= MAX_SCORE] = 0.0                     # gensim's rule: no update beyond +-6
+    Fc = np.clip(F, -LOSS_CLIP, LOSS_CLIP)             # the kernels' loss clips the score at +-20
+    loss = float(np.sum(np.logaddexp(0, -Fc) * lab + np.logaddexp(0, Fc) * (1 - lab)))
     dX = G @ W
     dOut = np.zeros(out.shape, np.float64)
     np.add.at(dOut, targets, G.T @ X)                   # scatter-add

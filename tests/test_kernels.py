@@ -10,10 +10,11 @@ from . import reference as ref
 V, DIM = 12, 8
 
 
-def make_case(seed, hs=False, dim=DIM):
+def make_case(seed, hs=False, dim=DIM, scale=None):
     rng = np.random.default_rng(seed)
     counts = np.sort(rng.integers(1, 100, V))[::-1].astype(np.int64)
-    scale = 0.3 * np.sqrt(DIM / dim)   # the same size of scores whatever the row length
+    if scale is None:
+        scale = 0.3 * np.sqrt(DIM / dim)   # scores x.o of sd 0.25 at dim 8, smaller above
     syn0 = rng.normal(0, scale, (V, dim)).astype(np.float32)
     syn1neg = rng.normal(0, scale, (V, dim)).astype(np.float32)
     syn1 = rng.normal(0, scale, (V - 1, dim)).astype(np.float32)
@@ -83,6 +84,25 @@ def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, sha
     assert stats[0] == pytest.approx(loss, rel=1e-4)
 
 
+@pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", MODES)
+def test_pairs_scored_beyond_max_score_are_not_updated(sg, cbow_mean, negative, hs, shared, monkeypatch):
+    """Large rows (scores x.o of sd 6): pairs at or beyond +-6 get no update, as in gensim."""
+    counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(11, hs, scale=np.sqrt(6.0 / np.sqrt(DIM)))
+    kw = dict(sg=sg, cbow_mean=cbow_mean, window=3, negative=negative, hs=hs, shared=shared, alpha=0.05)
+    k0, k1neg, k1, stats, _ = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=99, **kw)
+    r0, r1neg, r1, loss, _ = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
+                                                tree.points, tree.lengths, rng=ref.SplitMix64(99), **kw)
+    np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1, r1, rtol=1e-4, atol=1e-5)
+    assert stats[0] == pytest.approx(loss, rel=1e-4)   # the loss still counts every pair
+    # the rule was exercised: without it the reference moves the rows differently
+    monkeypatch.setattr(ref, "MAX_SCORE", np.inf)
+    u0, _, _, _, _ = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
+                                        tree.points, tree.lengths, rng=ref.SplitMix64(99), **kw)
+    assert not np.allclose(u0, r0, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", [MODES[0], MODES[1], MODES[2], MODES[8]])
 @pytest.mark.parametrize("length", [1, 2])
 def test_short_sentences_draw_like_the_reference(sg, cbow_mean, negative, hs, shared, length):
@@ -119,6 +139,7 @@ def test_sgd_block_gradient_matches_finite_differences():
     G = np.empty(2 * 3 * 4, np.float32)
     loss = sgd_block(X, 3, out_k, targets, labels, 4, alpha, dX, G, 0)
     X64, out64 = X.astype(np.float64), out.astype(np.float64)
+    assert np.abs(X64 @ out64[targets].T).max() < ref.MAX_SCORE   # no pair is skipped here
     assert loss == pytest.approx(loss_fn(X64, out64), rel=1e-5)
     eps = 1e-6
     num_gx = np.zeros_like(X64)

@@ -63,6 +63,7 @@ U31 = np.uint64(31)
 U32 = np.uint64(32)
 LOW32 = np.uint64(0xFFFFFFFF)
 SIGMOID_CLIP = np.float32(20.0)   # as the CPU kernels
+MAX_SCORE = np.float32(6.0)       # as the CPU kernels: no update at or beyond +-6 (gensim's rule)
 
 
 @cuda.jit(device=True)
@@ -163,10 +164,11 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
 
     @cuda.jit(device=True)
     def grad(f, lb, alpha):
+        skip = abs(f) >= MAX_SCORE
         f = min(max(f, -SIGMOID_CLIP), SIGMOID_CLIP)
         e = math.exp(-f)
         one_e = ONE + e
-        g = (lb - ONE / one_e) * alpha
+        g = ZERO if skip else (lb - ONE / one_e) * alpha
         loss = math.log(one_e) + (ONE - lb) * f
         return float32(g), float64(loss)
 
