@@ -47,6 +47,14 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
     return syn0, syn1neg, syn1, stats, s
 
 
+
+def run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree, *, state, **kw):
+    """tests/reference.py on the case; returns (syn0, syn1neg, syn1, loss, examples, rng state after)."""
+    rng = ref.SplitMix64(state)
+    out = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes, tree.points,
+                             tree.lengths, rng=rng, **kw)
+    return (*out, rng.state)
+
 MODES = [
     # sg, cbow_mean, negative, hs, shared
     pytest.param(True, True, 5, False, True, id="sgns-shared"),
@@ -70,11 +78,10 @@ def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, sha
     state = 12345
     kw = dict(sg=sg, cbow_mean=cbow_mean, window=window, negative=negative, hs=hs, shared=shared, alpha=0.05)
     k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=state, **kw)
-    rng = ref.SplitMix64(state)
-    r0, r1neg, r1, loss, examples = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
-                                                       tree.points, tree.lengths, rng=rng, **kw)
+    r0, r1neg, r1, loss, examples, r_after = run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree,
+                                                           state=state, **kw)
     # same random draws consumed
-    assert int(s_after) == rng.state
+    assert int(s_after) == r_after
     # every matrix moved, and moved exactly like the reference
     np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
@@ -90,16 +97,14 @@ def test_pairs_scored_beyond_max_score_are_not_updated(sg, cbow_mean, negative, 
     counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(11, hs, scale=np.sqrt(6.0 / np.sqrt(DIM)))
     kw = dict(sg=sg, cbow_mean=cbow_mean, window=3, negative=negative, hs=hs, shared=shared, alpha=0.05)
     k0, k1neg, k1, stats, _ = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=99, **kw)
-    r0, r1neg, r1, loss, _ = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
-                                                tree.points, tree.lengths, rng=ref.SplitMix64(99), **kw)
+    r0, r1neg, r1, loss, _, _ = run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree, state=99, **kw)
     np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(k1, r1, rtol=1e-4, atol=1e-5)
     assert stats[0] == pytest.approx(loss, rel=1e-4)   # the loss still counts every pair
     # the rule was exercised: without it the reference moves the rows differently
     monkeypatch.setattr(ref, "MAX_SCORE", np.inf)
-    u0, _, _, _, _ = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
-                                        tree.points, tree.lengths, rng=ref.SplitMix64(99), **kw)
+    u0 = run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree, state=99, **kw)[0]
     assert not np.allclose(u0, r0, rtol=1e-4, atol=1e-5)
 
 
@@ -111,10 +116,9 @@ def test_short_sentences_draw_like_the_reference(sg, cbow_mean, negative, hs, sh
     sent = sent[:length].copy()
     kw = dict(sg=sg, cbow_mean=cbow_mean, window=2, negative=negative, hs=hs, shared=shared, alpha=0.05)
     k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=77, **kw)
-    rng = ref.SplitMix64(77)
-    r0, r1neg, r1, loss, examples = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes,
-                                                       tree.points, tree.lengths, rng=rng, **kw)
-    assert int(s_after) == rng.state
+    r0, r1neg, r1, loss, examples, r_after = run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree,
+                                                           state=77, **kw)
+    assert int(s_after) == r_after
     np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
     assert stats[1] == examples == (0 if length == 1 else 2)   # one example per centre (CBOW) or pair
