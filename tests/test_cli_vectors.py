@@ -147,6 +147,9 @@ def test_one_line_errors(model, tmp_path):
     corrupt.write_bytes(path.read_bytes()[:-30])
     assert_one_line_error(run(["similar", corrupt, "king"]), "corrupt.bin", "end of file")
     assert_one_line_error(run(["convert", corrupt, tmp_path / "x.bin"]), "corrupt.bin")
+    half = tmp_path / "half.bin"
+    half.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    assert_one_line_error(run(["info", half]), "half.bin", "truncated")
     garbage = tmp_path / "garbage.txt"
     garbage.write_bytes(b"\x00\x01binary junk\nmore")
     assert_one_line_error(run(["info", garbage]), "garbage.txt")

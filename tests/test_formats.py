@@ -112,6 +112,25 @@ def test_limit(tmp_path):
     assert back.index_to_key == kv.index_to_key[:3] and list(back.counts) == list(kv.counts[:3])
 
 
+def test_inspect_reports_truncated_files(tmp_path):
+    # one-letter words without newlines: exactly the smallest binary file the header allows
+    vecs = np.arange(12, dtype=np.float32).reshape(3, 4)
+    tight = tmp_path / "tight.bin"
+    tight.write_bytes(raw_binary(["a", "b", "c"], vecs, newline=False))
+    assert inspect(tight)["count"] == 3 and load(tight).vector_size == 4
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(tight.read_bytes()[:-1])
+    with pytest.raises(FormatError, match="truncated"):
+        inspect(cut)
+    text = tmp_path / "v.txt"
+    text.write_text("3 2\na 0 1\nb 2 3\nc 4 5\n")
+    assert inspect(text)["format"] == "word2vec-text"
+    short = tmp_path / "short.txt"
+    short.write_text("3 2\na 0 1\nb 2 3\n")
+    with pytest.raises(FormatError, match="truncated"):
+        inspect(short)
+
+
 def test_header_smaller_than_data_reads_declared_count(tmp_path):
     kv = make_kv(5, 4)
     p = tmp_path / "v.bin"

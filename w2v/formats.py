@@ -236,11 +236,23 @@ def _locate_record(path, row, dim):
         return start
 
 
+def _least_bytes(count, dim, binary):
+    """The fewest bytes ``count`` records of ``dim`` numbers take after the header.
+
+    A binary record is at least a one-byte word, a space and ``4 * dim``
+    bytes; a text line at least a one-byte word and ``dim`` one-digit
+    numbers, each after a space, and lines are separated by newlines.
+    """
+    if binary:
+        return count * (4 * dim + 2)
+    return count * (2 * dim + 1) + max(0, count - 1)
+
+
 def _binary_capacity(path, count, nbytes):
     """Rows to allocate first: the header's count, bounded by what the file can hold."""
     if _compression(path) is None:
         try:
-            return min(count, os.path.getsize(path) // (nbytes + 2) + 1)
+            return min(count, os.path.getsize(path) // _least_bytes(1, nbytes // 4, True) + 1)
         except OSError:
             pass
     return min(count, max(1024, (64 << 20) // nbytes))
@@ -959,7 +971,9 @@ def inspect(path):
         ``format`` (``'native'``, ``'word2vec-binary'`` or
         ``'word2vec-text'``), ``count``, ``dim``, ``settings`` (dict, empty
         when unknown), ``compression`` (None, ``'gzip'``, ``'bz2'``,
-        ``'xz'``) and ``path``.  For word2vec files ``count`` is the header's.
+        ``'xz'``) and ``path``.  For word2vec files ``count`` is the header's;
+        an uncompressed one smaller than its header's count and dim need is
+        reported as truncated (only :func:`load` checks every record).
 
     Raises
     ------
@@ -975,7 +989,14 @@ def inspect(path):
         reader = _Reader(fin, path)
         reader.more()
         count, dim = _parse_header(reader, path)
+        header_bytes = reader.offset()
         binary = False if count == 0 else not _looks_text(reader, dim)
+    if _compression(path) is None:
+        least = _least_bytes(count, dim, binary)
+        size = os.path.getsize(path)
+        if size < header_bytes + least:
+            raise FormatError(f"{path}: truncated file: the header declares {count:,} vectors of dim {dim}, "
+                              f"which need at least {header_bytes + least:,} bytes; the file has {size:,}")
     return {"format": "word2vec-binary" if binary else "word2vec-text", "count": count, "dim": dim,
             "settings": {}, "compression": _compression(path), "path": path, "has_counts": False}
 
