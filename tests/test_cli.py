@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 import sys
 
@@ -59,6 +60,20 @@ def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--quiet"] + args)
     assert_one_line_error(res, pattern)
     assert not (tmp_path / "v.bin").exists()
+
+
+def test_epoch_without_examples_says_why(tmp_path):
+    # four words of frequency 1/4 each: subsampling at 1e-3 keeps each with
+    # probability ~7%, so with this seed nothing is trained; with sample 0 it is
+    corpus = tmp_path / "tiny.txt"
+    corpus.write_text("alpha beta gamma delta\n")
+    base = ["train", str(corpus), "--min-count", "1", "--epochs", "1", "--threads", "1", "--seed", "1"]
+    res = run(base + ["-o", str(tmp_path / "a.bin")])
+    assert res.exit_code == 0, res.output
+    assert "epoch 1: no training examples" in res.output and "nan" not in res.output
+    res = run(base + ["-o", str(tmp_path / "b.bin"), "--sample", "0"])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"epoch 1: mean loss \d+\.\d+ over [1-9]\d* examples", res.output), res.output
 
 
 def test_bad_paths_one_line(tmp_path, small_corpus):

@@ -936,8 +936,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             progress.maybe_report(done, stats[epoch, 0], stats[epoch, 1], epoch, force=last)
             if not last:
                 continue
-            loss = stats[epoch, 0] / stats[epoch, 1] if stats[epoch, 1] else float("nan")
-            progress.message(f"epoch {epoch + 1}: mean loss {loss:.4f} over {int(stats[epoch, 1]):,} examples")
+            progress.epoch_done(epoch, stats[epoch, 0], stats[epoch, 1])
             model.run_state["epochs_done"] = epoch + 1
             model._wv = None
             model.last_train = _result(stats, first, epoch + 1, time.perf_counter() - t_train, log,

@@ -58,15 +58,25 @@ class Progress:
         frac = done / self.total
         rate = done / elapsed
         eta = (self.total - done) / rate if rate > 0 else float("inf")
-        mean_loss = loss / examples if examples else float("nan")
+        loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
         line = (f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
                 f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
-                f"loss {mean_loss:.4f}  ETA {_fmt_seconds(eta)}")
+                f"loss {loss_text}  ETA {_fmt_seconds(eta)}")
         if self.tty:
             self.stream.write("\r" + line + "\033[K")
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
+
+    def epoch_done(self, epoch, loss_sum, examples):
+        """Report an epoch's mean loss, or say why it trained on nothing."""
+        if examples:
+            self.message(f"epoch {epoch + 1}: mean loss {loss_sum / examples:.4f} over {int(examples):,} examples")
+        else:
+            # e.g. a tiny corpus: subsampling keeps a word of frequency f with
+            # probability (sqrt(f / sample) + 1) * sample / f, about 7% at f = 25%
+            self.message(f"epoch {epoch + 1}: no training examples (every word was subsampled away "
+                         f"or had no context; on a tiny corpus set sample to 0)")
 
     def message(self, text):
         if not self.quiet:
@@ -311,8 +321,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     epoch_loss = [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch]
     if progress is not None:
         report(epochs - 1, force=True)
-        for i, l in enumerate(epoch_loss):
-            progress.message(f"epoch {i + 1}: mean loss {l:.4f} over {int(per_epoch[i, 1]):,} examples")
+        for i in range(epochs):
+            progress.epoch_done(i, per_epoch[i, 0], per_epoch[i, 1])
     return {
         "epoch_loss": epoch_loss,
         "examples": int(per_epoch[:, 1].sum()),

@@ -352,8 +352,8 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
     epoch_loss = [float(e[0] / e[1]) if e[1] else float("nan") for e in stats]
     if progress is not None:
         report(epochs - 1, force=True)
-        for i, l in enumerate(epoch_loss):
-            progress.message(f"epoch {i + 1}: mean loss {l:.4f} over {int(stats[i, 1]):,} examples")
+        for i in range(len(epoch_loss)):
+            progress.epoch_done(i, stats[i, 0], stats[i, 1])
     return {
         "epoch_loss": epoch_loss,
         "examples": int(stats[:, 1].sum()),
