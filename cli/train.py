@@ -56,7 +56,8 @@ def _terminate(signum, frame):  # pragma: no cover - exercised by a subprocess t
 @click.option("--epochs", type=int, default=5, show_default=True, help="Passes over the corpus.")
 @click.option("--alpha", type=float, default=0.025, show_default=True, help="Initial learning rate.")
 @click.option("--min-alpha", type=float, default=1e-4, show_default=True, help="Final learning rate.")
-@click.option("--threads", type=int, default=None, help="Worker threads [default: cores available].")
+@click.option("--threads", type=int, default=None,
+              help="Worker threads; 0 means the cores available [default: cores available].")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--ns-exponent", type=float, default=0.75, show_default=True,
               help="Exponent of the negative-sampling distribution (counts ** e).")
