@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from w2v.errors import ParameterError
+from w2v.errors import ParameterError, UnknownWordError, W2VError
 from w2v.vectors import KeyedVectors
 
 
@@ -61,10 +61,13 @@ def test_missing_word_key_error_names_word():
     for call in (lambda: kv["foo"], lambda: kv.get_vector("foo"), lambda: kv.get_index("foo"),
                  lambda: kv.most_similar("foo"), lambda: kv.similarity("w1", "foo"),
                  lambda: kv[["w1", "foo"]], lambda: kv.encode(["w1", "foo"]),
-                 lambda: kv.most_similar_batch(["w1", "foo"]), lambda: kv.distances("foo")):
-        with pytest.raises(KeyError) as info:
+                 lambda: kv.most_similar_batch(["w1", "foo"]), lambda: kv.distances("foo"),
+                 lambda: kv.most_similar_cosmul("foo"), lambda: kv.distance("foo", "w1")):
+        with pytest.raises(KeyError) as info:   # gensim's exception type
             call()
+        assert isinstance(info.value, UnknownWordError) and isinstance(info.value, W2VError)
         assert info.value.args[0] == "Key 'foo' not present in vocabulary"
+        assert str(info.value) == "Key 'foo' not present in vocabulary"
 
 
 def test_constructor_storage_and_validation(tmp_path):

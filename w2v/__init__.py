@@ -8,7 +8,7 @@
 __version__ = "0.1.0"
 
 from .errors import (CorpusError, FormatError, OutputError, ParameterError,  # noqa: E402,F401
-                     VocabularyError, W2VError)
+                     UnknownWordError, VocabularyError, W2VError)
 
 _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
     "Word2Vec": ("w2v.model", "Word2Vec"),
@@ -29,4 +29,4 @@ def __getattr__(name):
 
 
 __all__ = ["Word2Vec", "KeyedVectors", "load", "Settings", "W2VError", "CorpusError", "FormatError",
-           "OutputError", "ParameterError", "VocabularyError", "__version__"]
+           "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "__version__"]

@@ -25,6 +25,18 @@ class FormatError(W2VError):
     """A vector or model file is truncated, corrupt or not of the expected format."""
 
 
+class UnknownWordError(W2VError, KeyError):
+    """A word is not in the vocabulary.
+
+    Also a :class:`KeyError`, as gensim raises, so code written for gensim's
+    ``KeyedVectors`` catches it unchanged.
+    """
+
+    def __str__(self):
+        # KeyError's str() is the repr of its argument; show the message as written
+        return str(self.args[0]) if self.args else ""
+
+
 class OutputError(W2VError):
     """An output path cannot be written."""
 

@@ -23,7 +23,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, UnknownWordError
 
 logger = logging.getLogger(__name__)
 
@@ -439,7 +439,7 @@ class KeyedVectors:
 
         Raises
         ------
-        KeyError
+        UnknownWordError
             ``key`` is not in the vocabulary and no ``default`` was given.
         """
         val = self._find(key) if isinstance(key, str) else -1
@@ -449,7 +449,7 @@ class KeyedVectors:
             return int(key)
         if default is not None:
             return default
-        raise KeyError(f"Key '{key}' not present in vocabulary")
+        raise UnknownWordError(f"Key '{key}' not present in vocabulary")
 
     def get_vector(self, key, norm=False):
         """Vector of one word.
@@ -468,7 +468,7 @@ class KeyedVectors:
 
         Raises
         ------
-        KeyError
+        UnknownWordError
             The word is not in the vocabulary.
         """
         index = self.get_index(key)
@@ -529,7 +529,7 @@ class KeyedVectors:
         tokens : iterable of str
             The words.
         unknown : {'error'} or int, optional
-            ``'error'`` raises KeyError on the first unknown word; an integer
+            ``'error'`` raises UnknownWordError (a KeyError) on the first unknown word; an integer
             (e.g. -1) is used as the id of unknown words.
 
         Returns
@@ -539,7 +539,7 @@ class KeyedVectors:
 
         Raises
         ------
-        KeyError
+        UnknownWordError
             A word is unknown and ``unknown='error'``.
         """
         if isinstance(tokens, str):
@@ -552,7 +552,7 @@ class KeyedVectors:
             for tok in tokens:
                 i = k2i.get(tok)
                 if i is None:
-                    raise KeyError(f"Key '{tok}' not present in vocabulary")
+                    raise UnknownWordError(f"Key '{tok}' not present in vocabulary")
                 out.append(i)
             return np.array(out, dtype=np.int64)
         if isinstance(unknown, bool) or not isinstance(unknown, Integral):
@@ -577,7 +577,7 @@ class KeyedVectors:
         post_normalize : bool, optional
             Scale the mean to unit length.
         ignore_missing : bool, optional
-            Skip unknown words instead of raising KeyError.
+            Skip unknown words instead of raising UnknownWordError.
 
         Returns
         -------
@@ -602,7 +602,7 @@ class KeyedVectors:
                 mean += weights[idx] * self.get_vector(key, norm=pre_normalize)
                 total_weight += abs(weights[idx])
             elif not ignore_missing:
-                raise KeyError(f"Key '{key}' not present in vocabulary")
+                raise UnknownWordError(f"Key '{key}' not present in vocabulary")
         if total_weight > 0:
             mean = mean / total_weight
         if post_normalize:
@@ -653,7 +653,7 @@ class KeyedVectors:
 
         Raises
         ------
-        KeyError
+        UnknownWordError
             An input word is not in the vocabulary.
         """
         if isinstance(topn, Integral) and topn < 1:
@@ -763,7 +763,7 @@ class KeyedVectors:
 
         Raises
         ------
-        KeyError
+        UnknownWordError
             A query word is not in the vocabulary.
         """
         words = list(words) if not isinstance(words, (str, np.ndarray)) else _ensure_list(words)
