@@ -79,6 +79,21 @@ def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths
         k = lengths[centre]
         return points[centre, :k].astype(np.int64), 1.0 - codes[centre, :k].astype(np.float64)
 
+    def output_layers(centre, X):
+        # hierarchical softmax, then negative sampling (drawing its noise words
+        # now, in the kernels' order) for the input rows X; updates the output
+        # matrices in place and returns (dX, loss)
+        dX = np.zeros_like(X)
+        loss = 0.0
+        for used, targets_of, out in ((hs, hs_targets, syn1), (negative, neg_targets, syn1neg)):
+            if used:
+                t, l = targets_of(centre)
+                d, dout, block_loss = block_step(X, out, t, l, alpha)
+                dX += d
+                out += dout
+                loss += block_loss
+        return dX, loss
+
     for i in range(n):
         centre = sent[i]
         b = rng.next() % window
@@ -88,37 +103,15 @@ def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths
         ctx = np.array(ctx)
         if sg and shared:
             X = syn0[ctx]
-            dX = np.zeros_like(X)
-            if hs:
-                t, l = hs_targets(centre)
-                d, dout, loss = block_step(X, syn1, t, l, alpha)
-                dX += d
-                syn1 += dout
-                total_loss += loss
-            if negative:
-                t, l = neg_targets(centre)
-                d, dout, loss = block_step(X, syn1neg, t, l, alpha)
-                dX += d
-                syn1neg += dout
-                total_loss += loss
+            dX, loss = output_layers(centre, X)
+            total_loss += loss
             np.add.at(syn0, ctx, dX)
             examples += len(ctx)
         elif sg:
             for w in ctx:
                 X = syn0[[w]]
-                dX = np.zeros_like(X)
-                if hs:
-                    t, l = hs_targets(centre)
-                    d, dout, loss = block_step(X, syn1, t, l, alpha)
-                    dX += d
-                    syn1 += dout
-                    total_loss += loss
-                if negative:
-                    t, l = neg_targets(centre)
-                    d, dout, loss = block_step(X, syn1neg, t, l, alpha)
-                    dX += d
-                    syn1neg += dout
-                    total_loss += loss
+                dX, loss = output_layers(centre, X)
+                total_loss += loss
                 syn0[w] += dX[0]
                 examples += 1
         else:
@@ -126,19 +119,8 @@ def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths
             if cbow_mean:
                 h /= len(ctx)
             X = h[None, :]
-            dX = np.zeros_like(X)
-            if hs:
-                t, l = hs_targets(centre)
-                d, dout, loss = block_step(X, syn1, t, l, alpha)
-                dX += d
-                syn1 += dout
-                total_loss += loss
-            if negative:
-                t, l = neg_targets(centre)
-                d, dout, loss = block_step(X, syn1neg, t, l, alpha)
-                dX += d
-                syn1neg += dout
-                total_loss += loss
+            dX, loss = output_layers(centre, X)
+            total_loss += loss
             if not cbow_mean:   # gensim: error divided over summed context rows
                 dX /= len(ctx)
             np.add.at(syn0, ctx, np.repeat(dX, len(ctx), axis=0))

@@ -277,6 +277,24 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
             lab[t] = ONE - float32(codes[centre, t])
         return n
 
+    @cuda.jit(device=True)
+    def output_layers(Xs, dXl, nx, centre, s, syn1, syn1neg, codes, points, lengths,
+                      noise_threshold, noise_alias, Ws, trg, lab, G, P, alpha, tid):
+        # One example's output layers: the hierarchical-softmax step, then the
+        # negative-sampling step.  Returns this thread's share of the loss and
+        # the random state advanced past the example's noise draws.
+        loss = 0.0
+        if HS:
+            nt = hs_targets(centre, codes, points, lengths, trg, lab, tid)
+            cuda.syncthreads()
+            loss += sgd_step(Xs, dXl, nx, syn1, Ws, trg, lab, nt, G, P, alpha, tid)
+        if NEG > 0:
+            neg_targets(centre, s, noise_threshold, noise_alias, trg, lab, tid)
+            s += UNEG * GOLDEN
+            cuda.syncthreads()
+            loss += sgd_step(Xs, dXl, nx, syn1neg, Ws, trg, lab, NEG + 1, G, P, alpha, tid)
+        return loss, s
+
     jit_options = dict(fastmath=True)
     if max_registers and not simulator_enabled():   # (the simulator has no registers)
         jit_options["max_registers"] = int(max_registers)
@@ -378,15 +396,9 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                             if d < DIM:
                                 Xs[cc * LD + d] = syn0[w, d]
                             dXl[cc * DPT + kd] = ZERO
-                    if HS:
-                        nt = hs_targets(centre, codes, points, lengths, trg, lab, tid)
-                        cuda.syncthreads()
-                        loss += sgd_step(Xs, dXl, nc, syn1, Ws, trg, lab, nt, G, P, alpha, tid)
-                    if NEG > 0:
-                        neg_targets(centre, s, noise_threshold, noise_alias, trg, lab, tid)
-                        s += UNEG * GOLDEN
-                        cuda.syncthreads()
-                        loss += sgd_step(Xs, dXl, nc, syn1neg, Ws, trg, lab, NEG + 1, G, P, alpha, tid)
+                    step_loss, s = output_layers(Xs, dXl, nc, centre, s, syn1, syn1neg, codes, points, lengths,
+                                                 noise_threshold, noise_alias, Ws, trg, lab, G, P, alpha, tid)
+                    loss += step_loss
                     for cc in range(nc):
                         jj = wlo + cc
                         if jj >= i:
@@ -410,15 +422,9 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                             if d < DIM:
                                 Xs[d] = syn0[w, d]
                             dXl[kd] = ZERO
-                        if HS:
-                            nt = hs_targets(centre, codes, points, lengths, trg, lab, tid)
-                            cuda.syncthreads()
-                            loss += sgd_step(Xs, dXl, 1, syn1, Ws, trg, lab, nt, G, P, alpha, tid)
-                        if NEG > 0:
-                            neg_targets(centre, s, noise_threshold, noise_alias, trg, lab, tid)
-                            s += UNEG * GOLDEN
-                            cuda.syncthreads()
-                            loss += sgd_step(Xs, dXl, 1, syn1neg, Ws, trg, lab, NEG + 1, G, P, alpha, tid)
+                        step_loss, s = output_layers(Xs, dXl, 1, centre, s, syn1, syn1neg, codes, points, lengths,
+                                                     noise_threshold, noise_alias, Ws, trg, lab, G, P, alpha, tid)
+                        loss += step_loss
                         for kd in range(DPT):
                             d = tid + kd * NTHR
                             if d < DIM:
@@ -442,15 +448,9 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                         if MEAN:
                             h *= inv
                         Xs[d] = h
-                    if HS:
-                        nt = hs_targets(centre, codes, points, lengths, trg, lab, tid)
-                        cuda.syncthreads()
-                        loss += sgd_step(Xs, dXl, 1, syn1, Ws, trg, lab, nt, G, P, alpha, tid)
-                    if NEG > 0:
-                        neg_targets(centre, s, noise_threshold, noise_alias, trg, lab, tid)
-                        s += UNEG * GOLDEN
-                        cuda.syncthreads()
-                        loss += sgd_step(Xs, dXl, 1, syn1neg, Ws, trg, lab, NEG + 1, G, P, alpha, tid)
+                    step_loss, s = output_layers(Xs, dXl, 1, centre, s, syn1, syn1neg, codes, points, lengths,
+                                                 noise_threshold, noise_alias, Ws, trg, lab, G, P, alpha, tid)
+                    loss += step_loss
                     for kd in range(DPT):
                         d = tid + kd * NTHR
                         if d >= DIM:
