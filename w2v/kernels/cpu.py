@@ -243,6 +243,23 @@ def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
     return n
 
 
+@njit(inline="always", **INNER_OPTIONS)
+def output_layers(X, nx, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
+                  noise, first, negative, targets, labels, alpha, dX, G, dim_const):
+    # One example's output layers for the input rows X[:nx]: the hierarchical
+    # softmax step, then the negative-sampling step against the noise words
+    # noise[first:first + negative], drawn already.  Returns the summed loss;
+    # the input-row gradients are added to dX[:nx].
+    loss = 0.0
+    if hs:
+        nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
+        loss += sgd_block(X, nx, syn1, targets, labels, nt, alpha, dX, G, dim_const)
+    if negative > 0:
+        nt = _negative_targets(centre, noise, first, negative, targets, labels)
+        loss += sgd_block(X, nx, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+    return loss
+
+
 @njit(**INNER_OPTIONS)
 def _context(sent, n, i, b, window, ctx):
     # ids around position i, the window shrunk by b (word2vec.c's dynamic window)
@@ -353,13 +370,8 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 for d in range(dim):
                     X[c, d] = syn0[w, d]
                     dX[c, d] = 0.0
-            loss = 0.0
-            if hs:
-                nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-                loss += sgd_block(X, nc, syn1, targets, labels, nt, alpha, dX, G, dim_const)
-            if negative > 0:
-                nt = _negative_targets(centre, noise, i * negative, negative, targets, labels)
-                loss += sgd_block(X, nc, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+            loss = output_layers(X, nc, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
+                                 noise, i * negative, negative, targets, labels, alpha, dX, G, dim_const)
             for c in range(nc):
                 w = np.uint64(ctx[c])
                 for d in range(dim):
@@ -379,13 +391,8 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 inv = np.float32(1.0) / np.float32(nc)
                 for d in range(dim):
                     X[0, d] *= inv
-            loss = 0.0
-            if hs:
-                nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-                loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G, dim_const)
-            if negative > 0:
-                nt = _negative_targets(centre, noise, i * negative, negative, targets, labels)
-                loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+            loss = output_layers(X, 1, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
+                                 noise, i * negative, negative, targets, labels, alpha, dX, G, dim_const)
             if not cbow_mean:
                 # as gensim: with the sum, the error is divided over the context rows;
                 # with the mean, every context row gets the full error (gensim and
@@ -421,14 +428,12 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
             for d in range(dim):
                 X[0, d] = syn0[w, d]
                 dX[0, d] = 0.0
-            loss = 0.0
-            if hs:
-                nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-                loss += sgd_block(X, 1, syn1, targets, labels, nt, alpha, dX, G, dim_const)
             if negative > 0:
-                s = draw_noise_words(noise_table, s, noise, 0, negative)   # this pair's, drawn now
-                nt = _negative_targets(centre, noise, 0, negative, targets, labels)
-                loss += sgd_block(X, 1, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+                # this pair's noise words, drawn now (hierarchical softmax draws nothing,
+                # so drawing them before its step changes no result)
+                s = draw_noise_words(noise_table, s, noise, 0, negative)
+            loss = output_layers(X, 1, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
+                                 noise, 0, negative, targets, labels, alpha, dX, G, dim_const)
             for d in range(dim):
                 syn0[w, d] += dX[0, d]
             stats[0] += loss
