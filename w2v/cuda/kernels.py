@@ -278,6 +278,14 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
         return n
 
     @cuda.jit(device=True)
+    def context_word(sent, wlo, i, cc):
+        # the cc-th context word of centre i, the window starting at wlo (the centre skipped)
+        jj = wlo + cc
+        if jj >= i:
+            jj += 1
+        return sent[jj]
+
+    @cuda.jit(device=True)
     def output_layers(Xs, dXl, nx, centre, s, syn1, syn1neg, codes, points, lengths,
                       noise_threshold, noise_alias, Ws, trg, lab, G, P, alpha, tid):
         # One example's output layers: the hierarchical-softmax step, then the
@@ -387,10 +395,7 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                 if SG and SHARED:
                     # all context rows of the window against one set of targets
                     for cc in range(nc):
-                        jj = wlo + cc
-                        if jj >= i:
-                            jj += 1
-                        w = sent[jj]
+                        w = context_word(sent, wlo, i, cc)
                         for kd in range(DPT):
                             d = tid + kd * NTHR
                             if d < DIM:
@@ -400,10 +405,7 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                                                  noise_threshold, noise_alias, Ws, trg, lab, G, P, alpha, tid)
                     loss += step_loss
                     for cc in range(nc):
-                        jj = wlo + cc
-                        if jj >= i:
-                            jj += 1
-                        w = sent[jj]
+                        w = context_word(sent, wlo, i, cc)
                         for kd in range(DPT):
                             d = tid + kd * NTHR
                             if d < DIM:
@@ -413,10 +415,7 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                 elif SG:
                     # exact: word2vec.c's per-pair updates, fresh negatives for each pair
                     for cc in range(nc):
-                        jj = wlo + cc
-                        if jj >= i:
-                            jj += 1
-                        w = sent[jj]
+                        w = context_word(sent, wlo, i, cc)
                         for kd in range(DPT):
                             d = tid + kd * NTHR
                             if d < DIM:
@@ -441,10 +440,7 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                             break
                         h = ZERO
                         for cc in range(nc):
-                            jj = wlo + cc
-                            if jj >= i:
-                                jj += 1
-                            h += syn0[sent[jj], d]
+                            h += syn0[context_word(sent, wlo, i, cc), d]
                         if MEAN:
                             h *= inv
                         Xs[d] = h
@@ -459,10 +455,7 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                         if not MEAN:   # gensim: sum divides the error, mean does not
                             g *= inv
                         for cc in range(nc):
-                            jj = wlo + cc
-                            if jj >= i:
-                                jj += 1
-                            add_to(syn0, sent[jj], d, g)
+                            add_to(syn0, context_word(sent, wlo, i, cc), d, g)
                     if tid == 0:
                         examples += 1
         # ---- 4. block totals -> stats (one atomic add each)
