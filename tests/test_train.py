@@ -42,6 +42,38 @@ def test_loss_decreases_over_epochs_every_mode(small_corpus, kw):
     assert 0 < loss[-1] < 20
 
 
+@pytest.mark.parametrize("model", ["sg", "cbow"])
+def test_objective_on_a_fixed_sample_falls_every_epoch(small_corpus, model):
+    # The per-epoch loss above is measured online (each example before its
+    # update) and may rise in the last epochs, when the falling learning rate
+    # stops the model following the text it is reading.  The objective itself,
+    # on a fixed sample of (input, output) pairs with fixed noise words, must
+    # fall after every epoch.
+    m = Word2Vec(threads=1, **{**FAST, "model": model, "epochs": 5})
+    m.build_vocab(str(small_corpus))
+    ids = np.array([m.vocab.index.get(w, -1) for w in small_corpus.read_text().split()])
+    ids = ids[ids >= 0]
+    rng = np.random.default_rng(0)
+    n = 50_000
+    at = rng.integers(5, ids.size - 5, n)
+    near = ids[at + rng.integers(1, 6, n) * rng.choice([-1, 1], n)]
+    noise_p = np.bincount(ids, minlength=len(m.vocab)) ** 0.75
+    noise = rng.choice(len(m.vocab), size=(n, 5), p=noise_p / noise_p.sum())
+    centre = ids[at]
+    objective = []
+
+    def measure(epoch):
+        x, out = m.syn0[near].astype(np.float64), m.syn1neg.astype(np.float64)
+        pos = np.einsum("ij,ij->i", x, out[centre])
+        neg = np.einsum("ij,ikj->ik", x, out[noise])
+        objective.append(float(np.mean(np.logaddexp(0, -pos) + np.logaddexp(0, neg).sum(axis=1))))
+
+    measure(-1)
+    m.train(str(small_corpus), on_epoch_end=measure)
+    assert len(objective) == 6
+    assert np.all(np.diff(objective) < 0), objective
+
+
 def test_learning_rate_schedule_reaches_min_alpha(small_corpus):
     from w2v.train import Progress
     m = Word2Vec(threads=1, **FAST)
