@@ -959,10 +959,12 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
 
 def _result(stats, first, stop, seconds, log, n_workers, lanes, shards, round_words, n_rounds, length,
             merge, weights):
+    from .train import epoch_mean_losses
+
     st = stats[first:stop]
     mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
     return {
-        "epoch_loss": [float(e[0] / e[1]) if e[1] else float("nan") for e in st],
+        "epoch_loss": epoch_mean_losses(st),
         "examples": int(st[:, 1].sum()),
         "kept": int(st[:, 2].sum()),
         "words": int(st[:, 3].sum()),

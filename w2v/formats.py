@@ -248,14 +248,14 @@ def _least_bytes(count, dim, binary):
     return count * (2 * dim + 1) + max(0, count - 1)
 
 
-def _binary_capacity(path, count, nbytes):
+def _binary_capacity(path, count, dim):
     """Rows to allocate first: the header's count, bounded by what the file can hold."""
     if _compression(path) is None:
         try:
-            return min(count, os.path.getsize(path) // _least_bytes(1, nbytes // 4, True) + 1)
+            return min(count, os.path.getsize(path) // _least_bytes(1, dim, True) + 1)
         except OSError:
             pass
-    return min(count, max(1024, (64 << 20) // nbytes))
+    return min(count, max(1024, (64 << 20) // (4 * dim)))
 
 
 def _read_binary(reader, path, count, dim, unicode_errors):
@@ -263,7 +263,7 @@ def _read_binary(reader, path, count, dim, unicode_errors):
     raws = []
     # the vectors go straight into numpy memory (aligned, transparent huge pages): a matrix
     # in a bytearray makes every later query ~30% slower (TLB misses in the BLAS gemv)
-    cap = _binary_capacity(path, count, nbytes)
+    cap = _binary_capacity(path, count, dim)
     out = np.empty(cap * nbytes, dtype=np.uint8)
     done = 0
     while done < count:

@@ -86,6 +86,11 @@ class Progress:
             self.stream.flush()
 
 
+def epoch_mean_losses(per_epoch):
+    """Mean loss per example of each epoch from rows ``[loss sum, examples, ...]`` (nan: none)."""
+    return [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch]
+
+
 def _fmt_seconds(s):
     if s == float("inf") or s != s:
         return "?"
@@ -318,7 +323,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
             raise errors[0]
     seconds = time.perf_counter() - t0
     per_epoch = stats.sum(axis=0)
-    epoch_loss = [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch]
+    epoch_loss = epoch_mean_losses(per_epoch)
     if progress is not None:
         report(epochs - 1, force=True)
         for i in range(epochs):

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import DeviceError, ParameterError
 from . import require_cuda, simulator_enabled
 from ..persist import _Shifted
+from ..train import epoch_mean_losses
 from .host import default_threads, derive_seeds, make_segments
 
 DEFAULT_BATCH_TOKENS = 1 << 24
@@ -349,7 +350,7 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
     d_syn1.copy_to_host(syn1)
     stats = d_stats.copy_to_host()
     seconds = time.perf_counter() - t0
-    epoch_loss = [float(e[0] / e[1]) if e[1] else float("nan") for e in stats]
+    epoch_loss = epoch_mean_losses(stats)
     if progress is not None:
         report(epochs - 1, force=True)
         for i in range(len(epoch_loss)):
