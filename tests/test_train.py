@@ -48,7 +48,8 @@ def test_objective_on_a_fixed_sample_falls_every_epoch(small_corpus, model):
     # update) and may rise in the last epochs, when the falling learning rate
     # stops the model following the text it is reading.  The objective itself,
     # on a fixed sample of (input, output) pairs with fixed noise words, must
-    # fall after every epoch.
+    # fall after every epoch.  (For CBOW the sample scores single context rows,
+    # not their mean: a proxy of its objective that must fall as well.)
     m = Word2Vec(threads=1, **{**FAST, "model": model, "epochs": 5})
     m.build_vocab(str(small_corpus))
     ids = np.array([m.vocab.index.get(w, -1) for w in small_corpus.read_text().split()])
