@@ -47,13 +47,13 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
     return syn0, syn1neg, syn1, stats, s
 
 
-
 def run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree, *, state, **kw):
     """tests/reference.py on the case; returns (syn0, syn1neg, syn1, loss, examples, rng state after)."""
     rng = ref.SplitMix64(state)
     out = ref.train_sentence(sent.tolist(), syn0, syn1neg, syn1, thr, alias, tree.codes, tree.points,
                              tree.lengths, rng=rng, **kw)
     return (*out, rng.state)
+
 
 MODES = [
     # sg, cbow_mean, negative, hs, shared

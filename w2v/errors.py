@@ -32,6 +32,11 @@ class UnknownWordError(W2VError, KeyError):
     ``KeyedVectors`` catches it unchanged.
     """
 
+    @classmethod
+    def for_word(cls, word):
+        """The error for ``word``, worded as gensim words it."""
+        return cls(f"Key '{word}' not present in vocabulary")
+
     def __str__(self):
         # KeyError's str() is the repr of its argument; show the message as written
         return str(self.args[0]) if self.args else ""

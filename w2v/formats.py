@@ -991,14 +991,15 @@ def inspect(path):
         count, dim = _parse_header(reader, path)
         header_bytes = reader.offset()
         binary = False if count == 0 else not _looks_text(reader, dim)
-    if _compression(path) is None:
+    compression = _compression(path)
+    if compression is None:
         least = _least_bytes(count, dim, binary)
         size = os.path.getsize(path)
         if size < header_bytes + least:
             raise FormatError(f"{path}: truncated file: the header declares {count:,} vectors of dim {dim}, "
                               f"which need at least {header_bytes + least:,} bytes; the file has {size:,}")
     return {"format": "word2vec-binary" if binary else "word2vec-text", "count": count, "dim": dim,
-            "settings": {}, "compression": _compression(path), "path": path, "has_counts": False}
+            "settings": {}, "compression": compression, "path": path, "has_counts": False}
 
 
 def save(kv, path, format=None):

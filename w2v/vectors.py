@@ -449,7 +449,7 @@ class KeyedVectors:
             return int(key)
         if default is not None:
             return default
-        raise UnknownWordError(f"Key '{key}' not present in vocabulary")
+        raise UnknownWordError.for_word(key)
 
     def get_vector(self, key, norm=False):
         """Vector of one word.
@@ -552,7 +552,7 @@ class KeyedVectors:
             for tok in tokens:
                 i = k2i.get(tok)
                 if i is None:
-                    raise UnknownWordError(f"Key '{tok}' not present in vocabulary")
+                    raise UnknownWordError.for_word(tok)
                 out.append(i)
             return np.array(out, dtype=np.int64)
         if isinstance(unknown, bool) or not isinstance(unknown, Integral):
@@ -602,7 +602,7 @@ class KeyedVectors:
                 mean += weights[idx] * self.get_vector(key, norm=pre_normalize)
                 total_weight += abs(weights[idx])
             elif not ignore_missing:
-                raise UnknownWordError(f"Key '{key}' not present in vocabulary")
+                raise UnknownWordError.for_word(key)
         if total_weight > 0:
             mean = mean / total_weight
         if post_normalize:
