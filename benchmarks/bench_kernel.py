@@ -53,6 +53,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from w2v.kernels.cpu import train_tokens  # noqa: E402
+from w2v.train import HOT_ROWS, MERGE_WORDS  # noqa: E402
 from w2v.model import Word2Vec  # noqa: E402
 
 
@@ -90,7 +91,8 @@ def fma_scaling(threads, iters=20_000_000, rounds=3):
     return statistics.median([fma_rate(threads, iters) / fma_rate(1, iters) for _ in range(rounds)])
 
 
-def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False):
+def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False, hot_rows=0,
+             merge_words=MERGE_WORDS):
     s = model.settings
     t = model.tables
     v = len(model.vocab)
@@ -117,7 +119,8 @@ def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False):
                 return
             train_tokens(parts[k], starts[k], ids.size, *weights[w], syn1, t.keep_threshold, t.noise_table,
                          t.hs_codes, t.hs_points, t.hs_lengths, sg, True, s.window, s.negative, False, True,
-                         alpha, 1e-4, s.max_sentence_length, states[w], stats[w])
+                         alpha, 1e-4, s.max_sentence_length, hot_rows if threads > 1 else 0, merge_words,
+                         states[w], stats[w])
 
     t0 = time.perf_counter()
     pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
@@ -146,6 +149,12 @@ def main():
     ap.add_argument("--control-min", type=float, default=1.9,
                     help="with --control, also report the median over the pairs whose FMA control "
                          "(the lower of before and after) reached this (default 1.9)")
+    ap.add_argument("--hot-rows", type=int, nargs="+", default=[HOT_ROWS],
+                    help=f"rows of the most frequent words each thread trains in its own copy "
+                         f"(default {HOT_ROWS}, the library's; 0 = none); more values run more "
+                         f"{'{'}N{'}'}-thread variants, reported against the first")
+    ap.add_argument("--merge-words", type=int, default=MERGE_WORDS,
+                    help=f"trained words between merges of those copies (default {MERGE_WORDS})")
     ap.add_argument("--json")
     a = ap.parse_args()
     m = Word2Vec(dim=100, window=5, negative=5, sample=1e-3, min_count=5, epochs=1)
@@ -168,13 +177,17 @@ def main():
     for model in a.model:
         sg = model == "sg"
         runs = {"one": [], "many": [], "private": []}
-        order = [("one", 1, False), ("many", a.threads, False)] + \
-            ([("private", a.threads, True)] if a.private else [])
+        order = [("one", 1, False, 0), ("many", a.threads, False, a.hot_rows[0])] + \
+            [(f"hot={h}", a.threads, False, h) for h in a.hot_rows[1:]] + \
+            ([("private", a.threads, True, 0)] if a.private else [])
+        for key, _, _, _ in order:
+            runs.setdefault(key, [])
         controls = []
         for k in range(a.repeats):
             before = fma_scaling(a.threads, CONTROL_ITERS, rounds=1) if a.control else None
-            for key, n, priv in (order if k % 2 == 0 else order[::-1]):   # ABBA
-                runs[key].append(run_once(ids, m, sg, n, corpus_words=words, private=priv)[0])
+            for key, n, priv, hot in (order if k % 2 == 0 else order[::-1]):   # ABBA
+                runs[key].append(run_once(ids, m, sg, n, corpus_words=words, private=priv, hot_rows=hot,
+                                          merge_words=a.merge_words)[0])
             if a.control:
                 controls.append(min(before, fma_scaling(a.threads, CONTROL_ITERS, rounds=1)))
                 print(f"  {model} pair {k + 1}: {runs['many'][-1] / runs['one'][-1]:.2f}x, "
@@ -201,6 +214,15 @@ def main():
             r["private_scaling_median_of_pairs"] = statistics.median([b / c for b, c in zip(priv, one)])
             r[f"runs_{a.threads}_private"] = priv
             line += f"; private weights {r['private_scaling_median_of_pairs']:.2f}x (paired)"
+        for key in runs:
+            if key.startswith("hot="):
+                r[f"runs_{a.threads}_{key}"] = runs[key]
+                r[f"{key}_over_{a.hot_rows[0]}_median_of_pairs"] = statistics.median(
+                    [b / c for b, c in zip(runs[key], many)])
+                line += (f"; {key}: {statistics.median(runs[key]):,.0f} words/s, "
+                         f"{r[f'{key}_over_{a.hot_rows[0]}_median_of_pairs']:.2f}x the first (paired)")
+        r["hot_rows"] = a.hot_rows[0]
+        r["merge_words"] = a.merge_words
         out["results"][model] = r
         print(line)
     out["fma_scaling_after"] = fma_scaling(a.threads)

@@ -10,6 +10,10 @@ child's time is split into vocabulary building and training:
                  ``train(...)`` timed separately (for a single-line corpus the reader is
                  ``Text8Corpus`` by default, see ``--gensim-reader``);
 * gensim-file    ``benchmarks/run_gensim.py --mode file``: the same with ``corpus_file=``;
+* gensim-file-stated  the same with the ``min_alpha`` that makes each of N workers end
+                 the epoch at 1e-4 (``alpha - N * (alpha - 1e-4)``): gensim 4.4 measures a
+                 worker's progress against the whole corpus, so with N workers its rate
+                 otherwise stops 1/N of the way down (not in the default systems; 1 epoch);
 * word2vec-c     the original C tool (PyPI ``word2vec``), ``-debug 2`` under ``stdbuf -oL``:
                  vocab = start .. first "Alpha:" progress line (vocabulary scan, sort,
                  InitNet, unigram table), train = first .. last progress line;
@@ -60,8 +64,11 @@ from common import (REPO, EVAL_DIR, TIME_BIN, count_tokens, evaluate_vectors, gi
                     machine_info, max_line_bytes, median, run_timed, which_real, write_line_broken,
                     write_prefix)
 
-ALL_SYSTEMS = ["w2v", "gensim-iter", "gensim-file", "word2vec-c", "fasttext"]
-GENSIM = ("gensim-iter", "gensim-file")
+ALL_SYSTEMS = ["w2v", "gensim-iter", "gensim-file", "word2vec-c", "fasttext", "gensim-file-stated"]
+DEFAULT_SYSTEMS = ALL_SYSTEMS[:5]
+GENSIM = ("gensim-iter", "gensim-file")   # the speed references
+GENSIM_RUNS = GENSIM + ("gensim-file-stated",)
+GENSIM_MIN_ALPHA = 1e-4   # gensim's default min_alpha, the end of the stated schedule
 FASTTEXT_FALLBACK = "/work/bench-data/tools/bin/fasttext"
 
 
@@ -74,7 +81,12 @@ def parse_args(argv=None):
     ap.add_argument("corpus", help="training text (whitespace-tokenized, e.g. text8-normalized)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--model", nargs="+", choices=["sg", "cbow"], default=["sg", "cbow"])
-    ap.add_argument("--systems", nargs="+", choices=ALL_SYSTEMS, default=list(ALL_SYSTEMS))
+    ap.add_argument("--systems", nargs="+", choices=ALL_SYSTEMS, default=DEFAULT_SYSTEMS,
+                    help="systems to run (default: all but gensim-file-stated); gensim-file-stated is "
+                         "gensim's corpus_file mode given the min_alpha that makes each worker's "
+                         "learning rate end the epoch at 1e-4, as the stated schedule does (with N "
+                         "workers gensim 4.4 measures a worker's progress against the whole corpus, "
+                         "so its rate otherwise ends the epoch only 1/N of the way down); 1 epoch only")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--dim", type=int, default=100)
@@ -245,10 +257,10 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
         cmd = cmd_w2v(ctx, model, threads, out, report, seed=seed)
         env, cwd = ctx.w2v_env, ctx.w2v_cwd
         rec["alpha"] = alpha if ctx.w2v_has_alpha else "w2v default"
-    elif system in GENSIM:
+    elif system in GENSIM_RUNS:
         out = wd / f"{tag}.bin"
         cmd = [sys.executable, str(HERE / "run_gensim.py"),
-               ctx.gensim_file_corpus if system == "gensim-file" else ctx.corpus, str(out),
+               ctx.gensim_file_corpus if system != "gensim-iter" else ctx.corpus, str(out),
                "--mode", "iter" if system == "gensim-iter" else "file",
                "--reader", ctx.gensim_reader, "--report-json", str(report),
                "--sg", "1" if model == "sg" else "0", "--dim", a.dim, "--window", a.window,
@@ -256,6 +268,17 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
                "--epochs", a.epochs, "--threads", threads]
         if alpha is not None:
             cmd += ["--alpha", repr(alpha)]
+        if system == "gensim-file-stated":
+            if a.epochs != 1:
+                # over several epochs the per-worker progress jumps at each epoch start:
+                # no single min_alpha makes that schedule linear
+                return {**rec, "status": "failed",
+                        "error": "gensim-file-stated corrects one epoch's schedule only (--epochs 1)"}
+            start = alpha if alpha is not None else 0.025
+            # a worker's progress reaches 1/threads, so its rate ends at
+            # start - (start - m) / threads; solve for m ending it at GENSIM_MIN_ALPHA
+            rec["min_alpha"] = start - threads * (start - GENSIM_MIN_ALPHA)
+            cmd += ["--min-alpha", repr(rec["min_alpha"])]
         if seed is not None:
             cmd += ["--seed", seed]
         rec["alpha"] = alpha if alpha is not None else "gensim default (0.025)"
@@ -318,7 +341,7 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
 
     # ------------------------------------------------------------- time split
     vocab_s = train_s = None
-    if system == "w2v" or system in GENSIM:
+    if system == "w2v" or system in GENSIM_RUNS:
         try:
             rep = json.loads(report.read_text())
         except (OSError, ValueError) as e:
@@ -618,7 +641,7 @@ def main(argv=None) -> int:
     except Exception:
         meta["w2v_version"] = None
 
-    if "gensim-file" in a.systems:
+    if "gensim-file" in a.systems or "gensim-file-stated" in a.systems:
         note = ctx.prepare_gensim_file_corpus()
         meta["gensim_file_corpus"] = ctx.gensim_file_corpus
         if note:

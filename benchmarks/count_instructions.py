@@ -69,8 +69,11 @@ def child(code, data, model, n):
     codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
     stats = np.zeros(8)
     sg = model == "sg"
+    f = train_tokens.py_func.__code__
+    # one thread: no hot-row copies (the argument exists from session 9's code on)
+    hot = (0, 8192) if "hot_rows" in f.co_varnames[:f.co_argcount] else ()
     train_tokens(ids, 0, max(1, d["ids"].size), syn0, syn1neg, syn1, keep, noise, codes, points, lengths,
-                 sg, True, 5, 5, False, True, 0.025 if sg else 0.05, 1e-4, 10000,
+                 sg, True, 5, 5, False, True, 0.025 if sg else 0.05, 1e-4, 10000, *hot,
                  np.array([1], np.uint64), stats)
     print(f"loss {stats[0] / max(stats[1], 1):.6f} examples {int(stats[1])}")
 

@@ -3,7 +3,7 @@
 
   python3 benchmarks/run_gensim.py CORPUS OUT.bin --mode iter|file --report-json R.json
       [--sg 1] [--dim 100] [--window 5] [--negative 5] [--sample 1e-3] [--min-count 5]
-      [--epochs 1] [--threads 1] [--alpha 0.025] [--reader line|text8|auto]
+      [--epochs 1] [--threads 1] [--alpha 0.025] [--min-alpha 1e-4] [--reader line|text8|auto]
 
 --mode iter: ``build_vocab(corpus)`` and ``train(corpus, total_examples=model.corpus_count)``
              where corpus is ``LineSentence(CORPUS)`` (``--reader line``) or
@@ -44,6 +44,7 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--alpha", type=float, default=None)
+    ap.add_argument("--min-alpha", type=float, default=None)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
 
@@ -63,6 +64,8 @@ def main(argv=None):
               negative=a.negative, hs=0, sg=a.sg, workers=a.threads, epochs=a.epochs, seed=a.seed)
     if a.alpha is not None:
         kw["alpha"] = a.alpha
+    if a.min_alpha is not None:
+        kw["min_alpha"] = a.min_alpha
     model = Word2Vec(**kw)
 
     t0 = time.perf_counter()

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from w2v.kernels.cpu import SPECIALIZED_DIM, sample_noise, sgd_block, train_sentence, train_tokens
+from w2v.kernels.cpu import (SPECIALIZED_DIM, merge_hot_rows, sample_noise, sgd_block, train_sentence,
+                             train_tokens)
 from w2v.sampling import HuffmanTree, alias_table, pack_alias_table
 
 from . import reference as ref
@@ -26,8 +27,14 @@ def make_case(seed, hs=False, dim=DIM, scale=None):
 
 
 def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, window, negative, hs, shared,
-               alpha, state):
+               alpha, state, nhot=0):
+    """train_sentence on copies of the weights; with ``nhot``, the rows of ids below it are
+    trained in separate copies (as a thread's hot rows) and copied back afterwards."""
     syn0, syn1neg, syn1 = syn0.copy(), syn1neg.copy(), syn1.copy()
+    hot0, hot1 = syn0[:nhot].copy(), syn1neg[:nhot].copy()
+    if nhot:   # poison the shared rows: a kernel that reads them instead of the copies fails
+        syn0[:nhot] = np.nan
+        syn1neg[:nhot] = np.nan
     width = 2 * window
     dim = syn0.shape[1]
     kmax = max(negative + 1, tree.codes.shape[1])
@@ -40,10 +47,12 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
     shrink = np.empty(sent.size, np.int32)
     noise = np.empty(sent.size * max(negative, 1), np.int32)
     stats = np.zeros(2)
-    s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, pack_alias_table(thr, alias),
-                       tree.codes, tree.points, tree.lengths,
+    s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, hot0, nhot, hot1, nhot,
+                       pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths,
                        sg, cbow_mean, window, negative, hs, shared, np.float32(alpha), np.uint64(state),
                        X, dX, G, ctx, targets, labels, shrink, noise, stats)
+    syn0[:nhot] = hot0
+    syn1neg[:nhot] = hot1
     return syn0, syn1neg, syn1, stats, s
 
 
@@ -72,12 +81,16 @@ MODES = [
 @pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", MODES)
 @pytest.mark.parametrize("window", [1, 3])
 @pytest.mark.parametrize("dim", [DIM, SPECIALIZED_DIM], ids=["dim8", "dim-specialized"])
-def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, shared, window, dim):
-    """Every mode, in the general kernel and in the one compiled for SPECIALIZED_DIM."""
+@pytest.mark.parametrize("hot", [0, 5], ids=["shared-rows", "hot-rows"])
+def test_train_sentence_matches_numpy_reference(sg, cbow_mean, negative, hs, shared, window, dim, hot):
+    """Every mode, in the general kernel and in the one compiled for SPECIALIZED_DIM; with
+    ``hot``, the rows of ids 0-4 are trained in a thread's own copies (the shared modes)."""
     counts, syn0, syn1neg, syn1, thr, alias, tree, sent = make_case(7 + window, hs, dim)
     state = 12345
     kw = dict(sg=sg, cbow_mean=cbow_mean, window=window, negative=negative, hs=hs, shared=shared, alpha=0.05)
-    k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=state, **kw)
+    nhot = hot if shared else 0   # train_tokens gives the per-pair mode no copies
+    k0, k1neg, k1, stats, s_after = run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, state=state,
+                                               nhot=nhot, **kw)
     r0, r1neg, r1, loss, examples, r_after = run_reference(sent, syn0, syn1neg, syn1, thr, alias, tree,
                                                            state=state, **kw)
     # same random draws consumed
@@ -141,7 +154,7 @@ def test_sgd_block_gradient_matches_finite_differences():
     out_k = out.copy()
     dX = np.zeros_like(X)
     G = np.empty(2 * 3 * 4, np.float32)
-    loss = sgd_block(X, 3, out_k, targets, labels, 4, alpha, dX, G, 0)
+    loss = sgd_block(X, 3, out_k, out_k[:0], 0, targets, labels, 4, alpha, dX, G, 0)
     X64, out64 = X.astype(np.float64), out.astype(np.float64)
     assert np.abs(X64 @ out64[targets].T).max() < ref.MAX_SCORE   # no pair is skipped here
     assert loss == pytest.approx(loss_fn(X64, out64), rel=1e-5)
@@ -188,7 +201,7 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     s0 = syn0.copy()
     train_tokens(tokens, 0, tokens.size, s0, syn1neg.copy(), syn1.copy(), keep_all,
                  pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
-                 np.array([5], np.uint64), stats)
+                 0, 8192, np.array([5], np.uint64), stats)
     assert stats[3] == 998 and stats[2] == 998
     # with 7-token sentences every token still gets trained (examples > 0 for each chunk)
     keep_none = np.zeros(V, np.int64)
@@ -196,8 +209,53 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     s1 = syn0.copy()
     train_tokens(tokens, 0, tokens.size, s1, syn1neg.copy(), syn1.copy(), keep_none,
                  pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
-                 np.array([5], np.uint64), stats2)
+                 0, 8192, np.array([5], np.uint64), stats2)
     assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)
+
+
+def _train_tokens_case(tokens, syn0, syn1neg, syn1, thr, alias, tree, *, sg, shared, hot_rows, merge_words):
+    syn0, syn1neg, syn1 = syn0.copy(), syn1neg.copy(), syn1.copy()
+    stats = np.zeros(4)
+    keep_all = np.full(V, 1 << 32, np.int64)
+    state = np.array([9], np.uint64)
+    train_tokens(tokens, 0, tokens.size, syn0, syn1neg, syn1, keep_all, pack_alias_table(thr, alias),
+                 tree.codes, tree.points, tree.lengths, sg, True, 3, 4, False, shared, 0.05, 1e-4, 40,
+                 hot_rows, merge_words, state, stats)
+    return syn0, syn1neg, stats, state[0]
+
+
+@pytest.mark.parametrize("sg,shared", [(True, True), (False, True), (True, False)],
+                         ids=["sg-shared", "cbow", "sg-exact"])
+@pytest.mark.parametrize("hot_rows,merge_words", [(5, 16), (5, 1 << 20), (100, 7)])
+def test_hot_rows_train_like_shared_rows_on_one_thread(sg, shared, hot_rows, merge_words):
+    """A thread's copies of the hot rows, merged mid-call or at the end, change nothing alone."""
+    counts, syn0, syn1neg, syn1, thr, alias, tree, _ = make_case(3)
+    tokens = np.random.default_rng(1).integers(0, V, 400).astype(np.int32)
+    tokens[[90, 91, 250]] = -1    # sentence ends (and an empty sentence)
+    kw = dict(sg=sg, shared=shared)
+    a0, a1, ast, astate = _train_tokens_case(tokens, syn0, syn1neg, syn1, thr, alias, tree, hot_rows=0,
+                                             merge_words=8192, **kw)
+    b0, b1, bst, bstate = _train_tokens_case(tokens, syn0, syn1neg, syn1, thr, alias, tree, hot_rows=hot_rows,
+                                             merge_words=merge_words, **kw)
+    assert astate == bstate and np.array_equal(ast[1:], bst[1:])
+    assert bst[0] == pytest.approx(ast[0], rel=1e-5)
+    np.testing.assert_allclose(b0, a0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b1, a1, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(b0[:5], syn0[:5]) and not np.allclose(b1[:5], syn1neg[:5])   # hot rows trained
+
+
+def test_merge_hot_rows_adds_this_threads_changes_to_the_others():
+    rng = np.random.default_rng(4)
+    base = rng.normal(size=(6, 4)).astype(np.float32)
+    mine = rng.normal(size=(6, 4)).astype(np.float32)
+    theirs = rng.normal(size=(6, 4)).astype(np.float32)
+    rows = base + theirs                 # another thread's updates, merged meanwhile
+    hot, snap = base + mine, base.copy()   # this thread's copies: trained, and as taken
+    merge_hot_rows(rows, hot, snap, 4)
+    np.testing.assert_allclose(rows[:4], (base + theirs + mine)[:4], rtol=1e-6)
+    np.testing.assert_array_equal(rows[4:], (base + theirs)[4:])    # rows past n untouched
+    np.testing.assert_array_equal(hot[:4], rows[:4])
+    np.testing.assert_array_equal(snap[:4], rows[:4])
 
 
 def test_fast_exp_and_log_are_accurate():

@@ -99,6 +99,11 @@ def _fmt_seconds(s):
 
 
 MIN_JOB_TOKENS = 1 << 13
+# With several threads each one trains its own copies of the rows of the
+# HOT_ROWS most frequent words and adds its changes to the shared matrices
+# every MERGE_WORDS trained words (see w2v.kernels.cpu.train_tokens).
+HOT_ROWS = 1024
+MERGE_WORDS = 8192
 
 
 def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None):
@@ -144,7 +149,8 @@ def kernel_params(settings):
     s = settings
     return dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative, hs=s.hs,
                 shared=not s.exact, alpha=s.alpha, min_alpha=s.min_alpha,
-                max_sentence_length=s.max_sentence_length)
+                max_sentence_length=s.max_sentence_length,
+                hot_rows=HOT_ROWS if s.threads > 1 else 0, merge_words=MERGE_WORDS)
 
 
 def kernel_args(settings, syn0, syn1neg, syn1, tables, lr_scale=1.0):
@@ -159,7 +165,8 @@ def kernel_args(settings, syn0, syn1neg, syn1, tables, lr_scale=1.0):
     return (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_table,
             tables.hs_codes, tables.hs_points, tables.hs_lengths, bool(p["sg"]), bool(p["cbow_mean"]),
             int(p["window"]), int(p["negative"]), bool(p["hs"]), bool(p["shared"]),
-            float(p["alpha"] * lr_scale), float(p["min_alpha"] * lr_scale), int(p["max_sentence_length"]))
+            float(p["alpha"] * lr_scale), float(p["min_alpha"] * lr_scale), int(p["max_sentence_length"]),
+            int(p.get("hot_rows", 0)), int(p.get("merge_words", MERGE_WORDS)))
 
 
 def load_kernel(args, rng_state=None, stats=None):

@@ -108,23 +108,35 @@ def sample_noise(n, noise_table, rng_state):
     return out
 
 
+@njit(inline="always", **INNER_OPTIONS)
+def weight_row(rows, hot, nhot, r):
+    """Row ``r`` of a weight matrix: the thread's private copy when ``r < nhot``.
+
+    ``hot`` holds the thread's copies of ``rows[:nhot]`` (see
+    :func:`merge_hot_rows`); ids are read as unsigned, so the compiled code
+    does not test them for Python's negative indexing.
+    """
+    if r < nhot:
+        return hot[np.uint64(r)]
+    return rows[np.uint64(r)]
+
+
 @njit(**INNER_OPTIONS)
-def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
+def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_const):
     """One SGD step of ``nx`` input rows against ``nt`` output rows.
 
     Updates ``out[targets]`` in place, adds the input-row gradients to
     ``dX[:nx]`` (the caller scatters them) and returns the summed loss
     ``sum(-log sigmoid(+-x.o))`` over the ``nx * nt`` pairs.  Pairs scored
-    at or beyond ``+-MAX_SCORE`` are not updated.  ``G`` is a
+    at or beyond ``+-MAX_SCORE`` are not updated.  Output rows with ids
+    below ``nhot`` are read and written in ``hot`` (see :func:`weight_row`).  ``G`` is a
     scratch buffer of at least ``2 * nx * nt`` float32.  ``dim_const`` is
     the row length when the caller passes it as a compile-time constant
     (see :func:`train_sentence`), or 0 to take it from ``X``.
 
     All three passes are register-blocked four rows at a time, so each vector
     loaded from one row feeds four FMAs instead of one; what is left over is
-    done a row at a time.  Row ids are read as unsigned, so the compiled
-    code does not test them for Python's negative indexing (the caller has
-    validated them).
+    done a row at a time.
     """
     dim = dim_const if dim_const > 0 else X.shape[1]
     m = nx * nt
@@ -133,20 +145,20 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
     for c in range(nx):
         t = 0
         while t + 4 <= nt:
-            r0 = np.uint64(targets[t])
-            r1 = np.uint64(targets[t + 1])
-            r2 = np.uint64(targets[t + 2])
-            r3 = np.uint64(targets[t + 3])
+            o0 = weight_row(out, hot, nhot, targets[t])
+            o1 = weight_row(out, hot, nhot, targets[t + 1])
+            o2 = weight_row(out, hot, nhot, targets[t + 2])
+            o3 = weight_row(out, hot, nhot, targets[t + 3])
             f0 = np.float32(0.0)
             f1 = np.float32(0.0)
             f2 = np.float32(0.0)
             f3 = np.float32(0.0)
             for d in range(dim):
                 x = X[c, d]
-                f0 += x * out[r0, d]
-                f1 += x * out[r1, d]
-                f2 += x * out[r2, d]
-                f3 += x * out[r3, d]
+                f0 += x * o0[d]
+                f1 += x * o1[d]
+                f2 += x * o2[d]
+                f3 += x * o3[d]
             k = c * nt + t
             G[k] = f0
             G[k + 1] = f1
@@ -154,10 +166,10 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
             G[k + 3] = f3
             t += 4
         while t < nt:
-            r0 = np.uint64(targets[t])
+            o0 = weight_row(out, hot, nhot, targets[t])
             f0 = np.float32(0.0)
             for d in range(dim):
-                f0 += X[c, d] * out[r0, d]
+                f0 += X[c, d] * o0[d]
             G[c * nt + t] = f0
             t += 1
         for t in range(nt):
@@ -179,26 +191,26 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
         t = 0
         while t + 4 <= nt:
             k = c * nt + t
-            r0 = np.uint64(targets[t])
-            r1 = np.uint64(targets[t + 1])
-            r2 = np.uint64(targets[t + 2])
-            r3 = np.uint64(targets[t + 3])
+            o0 = weight_row(out, hot, nhot, targets[t])
+            o1 = weight_row(out, hot, nhot, targets[t + 1])
+            o2 = weight_row(out, hot, nhot, targets[t + 2])
+            o3 = weight_row(out, hot, nhot, targets[t + 3])
             g0 = G[k]
             g1 = G[k + 1]
             g2 = G[k + 2]
             g3 = G[k + 3]
             for d in range(dim):
-                dX[c, d] += g0 * out[r0, d] + g1 * out[r1, d] + g2 * out[r2, d] + g3 * out[r3, d]
+                dX[c, d] += g0 * o0[d] + g1 * o1[d] + g2 * o2[d] + g3 * o3[d]
             t += 4
         while t < nt:
             g0 = G[c * nt + t]
-            r0 = np.uint64(targets[t])
+            o0 = weight_row(out, hot, nhot, targets[t])
             for d in range(dim):
-                dX[c, d] += g0 * out[r0, d]
+                dX[c, d] += g0 * o0[d]
             t += 1
     # 3b. out[targets[t]] += sum_c G[c, t] X[c]   (repeated targets add up)
     for t in range(nt):
-        row = np.uint64(targets[t])
+        row = weight_row(out, hot, nhot, targets[t])
         c = 0
         while c + 4 <= nx:
             g0 = G[c * nt + t]
@@ -206,12 +218,12 @@ def sgd_block(X, nx, out, targets, labels, nt, alpha, dX, G, dim_const):
             g2 = G[(c + 2) * nt + t]
             g3 = G[(c + 3) * nt + t]
             for d in range(dim):
-                out[row, d] += g0 * X[c, d] + g1 * X[c + 1, d] + g2 * X[c + 2, d] + g3 * X[c + 3, d]
+                row[d] += g0 * X[c, d] + g1 * X[c + 1, d] + g2 * X[c + 2, d] + g3 * X[c + 3, d]
             c += 4
         while c < nx:
             g0 = G[c * nt + t]
             for d in range(dim):
-                out[row, d] += g0 * X[c, d]
+                row[d] += g0 * X[c, d]
             c += 1
     return np.float64(loss)
 
@@ -244,19 +256,20 @@ def _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels):
 
 
 @njit(inline="always", **INNER_OPTIONS)
-def output_layers(X, nx, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
+def output_layers(X, nx, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points, hs_lengths, hs,
                   noise, first, negative, targets, labels, alpha, dX, G, dim_const):
     # One example's output layers for the input rows X[:nx]: the hierarchical
     # softmax step, then the negative-sampling step against the noise words
-    # noise[first:first + negative], drawn already.  Returns the summed loss;
-    # the input-row gradients are added to dX[:nx].
+    # noise[first:first + negative], drawn already, with the rows
+    # syn1neg[:nhot1] in the thread's copy hot1.  Returns the summed loss; the
+    # input-row gradients are added to dX[:nx].
     loss = 0.0
     if hs:
         nt = _hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels)
-        loss += sgd_block(X, nx, syn1, targets, labels, nt, alpha, dX, G, dim_const)
+        loss += sgd_block(X, nx, syn1, hot1, 0, targets, labels, nt, alpha, dX, G, dim_const)
     if negative > 0:
         nt = _negative_targets(centre, noise, first, negative, targets, labels)
-        loss += sgd_block(X, nx, syn1neg, targets, labels, nt, alpha, dX, G, dim_const)
+        loss += sgd_block(X, nx, syn1neg, hot1, nhot1, targets, labels, nt, alpha, dX, G, dim_const)
     return loss
 
 
@@ -292,20 +305,24 @@ def _draw_sentence(n, window, negative, noise_table, s, shrink, noise):
 
 
 @njit(**INNER_OPTIONS)
-def _prefetch_next_word(sent, n, i, syn0, syn1neg, noise, nnoise, window, negative, dim):
+def _prefetch_next_word(sent, n, i, syn0, syn1neg, nhot0, nhot1, noise, nnoise, window, negative, dim):
     # Start loading what word i + 1 touches while word i computes: the input
     # row entering the context, the next centre's output row and the rows of
     # the first `nnoise` of its noise words (drawn already, see _draw_sentence).
+    # Rows the thread holds a copy of (ids below nhot0 / nhot1) are not
+    # prefetched from the shared matrices.
     if i + 1 >= n:
         return
     nxt = i + window + 1
-    if nxt < n:
+    if nxt < n and sent[nxt] >= nhot0:
         prefetch_row(syn0, sent[nxt], dim)
     if negative > 0:
-        prefetch_row(syn1neg, sent[i + 1], dim)
+        if sent[i + 1] >= nhot1:
+            prefetch_row(syn1neg, sent[i + 1], dim)
         first = (i + 1) * negative
         for k in range(first, first + nnoise):
-            prefetch_row(syn1neg, noise[k], dim)
+            if noise[k] >= nhot1:
+                prefetch_row(syn1neg, noise[k], dim)
 
 
 # Row length compiled as a constant.  Numba compiles a separate version of a
@@ -320,7 +337,7 @@ SPECIALIZED_DIM = 100
 
 
 @njit(**INNER_OPTIONS)
-def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
+def train_sentence(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, noise_table,
                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative, hs, shared,
                    alpha, s, X, dX, G, ctx, targets, labels, shrink, noise, stats):
     """Train one (already subsampled) sentence ``sent[:n]``; return the new RNG state.
@@ -328,32 +345,34 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
     ``stats`` accumulates ``[loss, examples]`` in float64; ``shrink`` (int32,
     ``n``) and ``noise`` (int32, ``n * negative``) are scratch for the
     sentence's random draws.  Rows of :data:`SPECIALIZED_DIM` floats run a
-    version compiled for that length.
+    version compiled for that length.  The rows ``syn0[:nhot0]`` and
+    ``syn1neg[:nhot1]`` are read and written in the thread's copies ``hot0``
+    and ``hot1`` (see :func:`merge_hot_rows`; the per-pair mode takes none).
     """
     if sg and not shared:
         if syn0.shape[1] == SPECIALIZED_DIM:
-            return _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
+            return _train_pairs(sent, n, syn0, syn1neg, syn1, hot1, noise_table, hs_codes, hs_points,
                                 hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets,
                                 labels, noise, stats, SPECIALIZED_DIM)
-        return _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
+        return _train_pairs(sent, n, syn0, syn1neg, syn1, hot1, noise_table, hs_codes, hs_points,
                             hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets,
                             labels, noise, stats, 0)
     s = _draw_sentence(n, window, negative, noise_table, s, shrink, noise)
     if syn0.shape[1] == SPECIALIZED_DIM:
-        _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
-                     window, negative, hs, alpha, X, dX, G, ctx, targets, labels, shrink, noise,
-                     stats, SPECIALIZED_DIM)
+        _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_codes, hs_points,
+                     hs_lengths, sg, cbow_mean, window, negative, hs, alpha, X, dX, G, ctx, targets,
+                     labels, shrink, noise, stats, SPECIALIZED_DIM)
     else:
-        _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
-                     window, negative, hs, alpha, X, dX, G, ctx, targets, labels, shrink, noise,
-                     stats, 0)
+        _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_codes, hs_points,
+                     hs_lengths, sg, cbow_mean, window, negative, hs, alpha, X, dX, G, ctx, targets,
+                     labels, shrink, noise, stats, 0)
     return s
 
 
 @njit(**INNER_OPTIONS)
-def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, sg, cbow_mean,
-                 window, negative, hs, alpha, X, dX, G, ctx, targets, labels, shrink, noise,
-                 stats, dim_const):
+def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_codes, hs_points,
+                 hs_lengths, sg, cbow_mean, window, negative, hs, alpha, X, dX, G, ctx, targets,
+                 labels, shrink, noise, stats, dim_const):
     # Skip-gram with shared negatives, and CBOW, over a sentence whose random
     # draws are made (_draw_sentence); dim_const as in sgd_block.
     dim = dim_const if dim_const > 0 else syn0.shape[1]
@@ -362,20 +381,22 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
         nc = _context(sent, n, i, shrink[i], window, ctx)
         if nc == 0:
             continue
-        _prefetch_next_word(sent, n, i, syn0, syn1neg, noise, negative, window, negative, dim)
+        _prefetch_next_word(sent, n, i, syn0, syn1neg, nhot0, nhot1, noise, negative, window,
+                            negative, dim)
         if sg:
             # gather all context rows once; share targets (and negatives)
             for c in range(nc):
-                w = np.uint64(ctx[c])
+                row = weight_row(syn0, hot0, nhot0, ctx[c])
                 for d in range(dim):
-                    X[c, d] = syn0[w, d]
+                    X[c, d] = row[d]
                     dX[c, d] = 0.0
-            loss = output_layers(X, nc, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
-                                 noise, i * negative, negative, targets, labels, alpha, dX, G, dim_const)
+            loss = output_layers(X, nc, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
+                                 hs_lengths, hs, noise, i * negative, negative, targets, labels,
+                                 alpha, dX, G, dim_const)
             for c in range(nc):
-                w = np.uint64(ctx[c])
+                row = weight_row(syn0, hot0, nhot0, ctx[c])
                 for d in range(dim):
-                    syn0[w, d] += dX[c, d]
+                    row[d] += dX[c, d]
             stats[0] += loss
             stats[1] += nc
         else:
@@ -384,15 +405,16 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 X[0, d] = 0.0
                 dX[0, d] = 0.0
             for c in range(nc):
-                w = np.uint64(ctx[c])
+                row = weight_row(syn0, hot0, nhot0, ctx[c])
                 for d in range(dim):
-                    X[0, d] += syn0[w, d]
+                    X[0, d] += row[d]
             if cbow_mean:
                 inv = np.float32(1.0) / np.float32(nc)
                 for d in range(dim):
                     X[0, d] *= inv
-            loss = output_layers(X, 1, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
-                                 noise, i * negative, negative, targets, labels, alpha, dX, G, dim_const)
+            loss = output_layers(X, 1, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
+                                 hs_lengths, hs, noise, i * negative, negative, targets, labels,
+                                 alpha, dX, G, dim_const)
             if not cbow_mean:
                 # as gensim: with the sum, the error is divided over the context rows;
                 # with the mean, every context row gets the full error (gensim and
@@ -401,20 +423,21 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hs_codes, hs_points, hs_lengths, 
                 for d in range(dim):
                     dX[0, d] *= inv
             for c in range(nc):
-                w = np.uint64(ctx[c])
+                row = weight_row(syn0, hot0, nhot0, ctx[c])
                 for d in range(dim):
-                    syn0[w, d] += dX[0, d]
+                    row[d] += dX[0, d]
             stats[0] += loss
             stats[1] += 1
 
 
 @njit(**INNER_OPTIONS)
-def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points, hs_lengths,
-                 window, negative, hs, alpha, s, X, dX, G, ctx, targets, labels, noise, stats,
-                 dim_const):
+def _train_pairs(sent, n, syn0, syn1neg, syn1, unused_hot, noise_table, hs_codes, hs_points,
+                 hs_lengths, window, negative, hs, alpha, s, X, dX, G, ctx, targets, labels, noise,
+                 stats, dim_const):
     # Skip-gram in word2vec.c's order (--exact): each (context, centre) pair
     # updated in turn with its own noise words, drawn as it goes into
-    # noise[:negative].
+    # noise[:negative].  Every row is read and written in the shared
+    # matrices (unused_hot only gives output_layers its argument's type).
     dim = dim_const if dim_const > 0 else syn0.shape[1]
     for i in range(n):
         centre = sent[i]
@@ -422,7 +445,7 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
         nc = _context(sent, n, i, np.int64(r % np.uint64(window)), window, ctx)
         if nc == 0:
             continue
-        _prefetch_next_word(sent, n, i, syn0, syn1neg, noise, 0, window, negative, dim)
+        _prefetch_next_word(sent, n, i, syn0, syn1neg, 0, 0, noise, 0, window, negative, dim)
         for c in range(nc):
             w = np.uint64(ctx[c])
             for d in range(dim):
@@ -432,8 +455,9 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
                 # this pair's noise words, drawn now (hierarchical softmax draws nothing,
                 # so drawing them before its step changes no result)
                 s = draw_noise_words(noise_table, s, noise, 0, negative)
-            loss = output_layers(X, 1, centre, syn1, syn1neg, hs_codes, hs_points, hs_lengths, hs,
-                                 noise, 0, negative, targets, labels, alpha, dX, G, dim_const)
+            loss = output_layers(X, 1, centre, syn1, syn1neg, unused_hot, 0, hs_codes, hs_points,
+                                 hs_lengths, hs, noise, 0, negative, targets, labels, alpha, dX, G,
+                                 dim_const)
             for d in range(dim):
                 syn0[w, d] += dX[0, d]
             stats[0] += loss
@@ -441,10 +465,30 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, noise_table, hs_codes, hs_points,
     return s
 
 
+@njit(**INNER_OPTIONS)
+def merge_hot_rows(rows, hot, snap, n):
+    """Add a thread's changes to its copies of ``rows[:n]`` into ``rows``; refresh the copies.
+
+    ``hot`` holds the thread's working copies of the rows and ``snap`` their
+    values when they were last taken, so ``rows[r] += hot[r] - snap[r]``
+    adds this thread's updates to whatever the other threads have added
+    meanwhile (the read-modify-write is not atomic: Hogwild, as every
+    update here); then both copies restart from the merged rows.
+    """
+    dim = rows.shape[1]
+    for r in range(n):
+        for d in range(dim):
+            v = rows[r, d] + (hot[r, d] - snap[r, d])
+            rows[r, d] = v
+            hot[r, d] = v
+            snap[r, d] = v
+
+
 @njit(**KERNEL_OPTIONS)
 def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise_table,
                  hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
-                 hs, shared, alpha0, min_alpha, max_sentence_length, rng_state, stats):
+                 hs, shared, alpha0, min_alpha, max_sentence_length, hot_rows, merge_words,
+                 rng_state, stats):
     """Train on a block of the encoded corpus.
 
     Parameters
@@ -466,6 +510,14 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
         Huffman tree.
     sg, cbow_mean, hs, shared : bool
     window, negative, max_sentence_length : int
+    hot_rows, merge_words : int
+        In the shared mode (``shared``), the rows of the ``hot_rows`` most
+        frequent words (ids below it) of ``syn0`` and ``syn1neg`` are
+        trained in copies private to this call and added back to the shared
+        matrices (:func:`merge_hot_rows`) after every ``merge_words`` trained
+        words and at the end.  Threads then stop fighting over the cache
+        lines of the rows they all write most often; with one thread the
+        result is the same as with ``hot_rows=0`` up to float rounding.
     rng_state : uint64[1]
         The worker's random state, advanced in place.
     stats : float64[4]
@@ -484,6 +536,13 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
     shrink = np.empty(max_sentence_length, np.int32)              # the sentence's draws
     noise = np.empty(max_sentence_length * max(negative, 1), np.int32)
     local = np.zeros(2, np.float64)   # [loss, examples], written to `stats` once at the end
+    nhot0 = min(hot_rows, syn0.shape[0]) if shared else 0
+    nhot1 = min(hot_rows, syn1neg.shape[0]) if shared and negative > 0 else 0
+    hot0 = syn0[:nhot0].copy()
+    snap0 = hot0.copy()
+    hot1 = syn1neg[:nhot1].copy()
+    snap1 = hot1.copy()
+    unmerged = 0
     s = rng_state[0]
     n = 0
     seen = 0
@@ -504,13 +563,21 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
                 alpha = np.float32(alpha0 - (alpha0 - min_alpha) * min(frac, 1.0))
                 if alpha < min_alpha:
                     alpha = np.float32(min_alpha)
-                s = train_sentence(sent, n, syn0, syn1neg, syn1, noise_table,
+                s = train_sentence(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, noise_table,
                                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
                                    hs, shared, alpha, s, X, dX, G, ctx, targets, labels, shrink, noise,
                                    local)
                 kept += n
+                unmerged += n
+                if unmerged >= merge_words:
+                    merge_hot_rows(syn0, hot0, snap0, nhot0)
+                    merge_hot_rows(syn1neg, hot1, snap1, nhot1)
+                    unmerged = 0
             n = 0
             sent_start = p + 1
+    if unmerged > 0:
+        merge_hot_rows(syn0, hot0, snap0, nhot0)
+        merge_hot_rows(syn1neg, hot1, snap1, nhot1)
     stats[0] += local[0]
     stats[1] += local[1]
     stats[2] += kept
