@@ -53,7 +53,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from w2v.kernels.cpu import train_tokens  # noqa: E402
-from w2v.train import HOT_ROWS, MERGE_WORDS  # noqa: E402
+from w2v.train import REPLICA_BYTES, Replica  # noqa: E402
 from w2v.model import Word2Vec  # noqa: E402
 
 
@@ -91,8 +91,8 @@ def fma_scaling(threads, iters=20_000_000, rounds=3):
     return statistics.median([fma_rate(threads, iters) / fma_rate(1, iters) for _ in range(rounds)])
 
 
-def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False, hot_rows=0,
-             merge_words=MERGE_WORDS):
+def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False,
+             replica_bytes=REPLICA_BYTES):
     s = model.settings
     t = model.tables
     v = len(model.vocab)
@@ -111,16 +111,23 @@ def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False, 
     alpha = 0.025 if sg else 0.05
 
     def worker(w):
+        # as w2v.train: workers after the first train a Replica of the first rows
+        # (made inside the timed run, as there), unless the weights are private
+        replica = None
+        if w > 0 and replica_bytes > 0 and not private:
+            replica = Replica(*weights[w], Replica.rows_for(syn0, replica_bytes))
+        hot = Replica.no_kernel_args(syn0, syn1neg) if replica is None else replica.kernel_args()
         while True:
             with lock:
                 k = nxt[0]
                 nxt[0] += 1
             if k >= len(parts):
-                return
+                break
             train_tokens(parts[k], starts[k], ids.size, *weights[w], syn1, t.keep_threshold, t.noise_table,
                          t.hs_codes, t.hs_points, t.hs_lengths, sg, True, s.window, s.negative, False, True,
-                         alpha, 1e-4, s.max_sentence_length, hot_rows if threads > 1 else 0, merge_words,
-                         states[w], stats[w])
+                         alpha, 1e-4, s.max_sentence_length, *hot, states[w], stats[w])
+        if replica is not None:
+            replica.merge()
 
     t0 = time.perf_counter()
     pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
@@ -149,12 +156,10 @@ def main():
     ap.add_argument("--control-min", type=float, default=1.9,
                     help="with --control, also report the median over the pairs whose FMA control "
                          "(the lower of before and after) reached this (default 1.9)")
-    ap.add_argument("--hot-rows", type=int, nargs="+", default=[HOT_ROWS],
-                    help=f"rows of the most frequent words each thread trains in its own copy "
-                         f"(default {HOT_ROWS}, the library's; 0 = none); more values run more "
-                         f"{'{'}N{'}'}-thread variants, reported against the first")
-    ap.add_argument("--merge-words", type=int, default=MERGE_WORDS,
-                    help=f"trained words between merges of those copies (default {MERGE_WORDS})")
+    ap.add_argument("--replica-bytes", type=int, nargs="+", default=[REPLICA_BYTES],
+                    help=f"bytes of each later worker's replica of the first rows (default "
+                         f"{REPLICA_BYTES}, the library's; 0 = every row shared); more values run more "
+                         f"N-thread variants, reported against the first")
     ap.add_argument("--json")
     a = ap.parse_args()
     m = Word2Vec(dim=100, window=5, negative=5, sample=1e-3, min_count=5, epochs=1)
@@ -177,17 +182,16 @@ def main():
     for model in a.model:
         sg = model == "sg"
         runs = {"one": [], "many": [], "private": []}
-        order = [("one", 1, False, 0), ("many", a.threads, False, a.hot_rows[0])] + \
-            [(f"hot={h}", a.threads, False, h) for h in a.hot_rows[1:]] + \
+        order = [("one", 1, False, 0), ("many", a.threads, False, a.replica_bytes[0])] + \
+            [(f"replica={b}", a.threads, False, b) for b in a.replica_bytes[1:]] + \
             ([("private", a.threads, True, 0)] if a.private else [])
         for key, _, _, _ in order:
             runs.setdefault(key, [])
         controls = []
         for k in range(a.repeats):
             before = fma_scaling(a.threads, CONTROL_ITERS, rounds=1) if a.control else None
-            for key, n, priv, hot in (order if k % 2 == 0 else order[::-1]):   # ABBA
-                runs[key].append(run_once(ids, m, sg, n, corpus_words=words, private=priv, hot_rows=hot,
-                                          merge_words=a.merge_words)[0])
+            for key, n, priv, rb in (order if k % 2 == 0 else order[::-1]):   # ABBA
+                runs[key].append(run_once(ids, m, sg, n, corpus_words=words, private=priv, replica_bytes=rb)[0])
             if a.control:
                 controls.append(min(before, fma_scaling(a.threads, CONTROL_ITERS, rounds=1)))
                 print(f"  {model} pair {k + 1}: {runs['many'][-1] / runs['one'][-1]:.2f}x, "
@@ -215,14 +219,13 @@ def main():
             r[f"runs_{a.threads}_private"] = priv
             line += f"; private weights {r['private_scaling_median_of_pairs']:.2f}x (paired)"
         for key in runs:
-            if key.startswith("hot="):
+            if key.startswith("replica="):
                 r[f"runs_{a.threads}_{key}"] = runs[key]
-                r[f"{key}_over_{a.hot_rows[0]}_median_of_pairs"] = statistics.median(
+                r[f"{key}_over_first_median_of_pairs"] = statistics.median(
                     [b / c for b, c in zip(runs[key], many)])
                 line += (f"; {key}: {statistics.median(runs[key]):,.0f} words/s, "
-                         f"{r[f'{key}_over_{a.hot_rows[0]}_median_of_pairs']:.2f}x the first (paired)")
-        r["hot_rows"] = a.hot_rows[0]
-        r["merge_words"] = a.merge_words
+                         f"{r[f'{key}_over_first_median_of_pairs']:.2f}x the first (paired)")
+        r["replica_bytes"] = a.replica_bytes[0]
         out["results"][model] = r
         print(line)
     out["fma_scaling_after"] = fma_scaling(a.threads)

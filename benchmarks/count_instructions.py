@@ -70,8 +70,9 @@ def child(code, data, model, n):
     stats = np.zeros(8)
     sg = model == "sg"
     f = train_tokens.py_func.__code__
-    # one thread: no hot-row copies (the argument exists from session 9's code on)
-    hot = (0, 8192) if "hot_rows" in f.co_varnames[:f.co_argcount] else ()
+    # one thread: no replica rows (the arguments exist from session 9's code on)
+    hot = ((syn0[:0], syn1neg[:0], syn0[:0], syn1neg[:0], np.zeros(4, np.int64), np.zeros(2, np.int64))
+           if "plan" in f.co_varnames[:f.co_argcount] else ())
     train_tokens(ids, 0, max(1, d["ids"].size), syn0, syn1neg, syn1, keep, noise, codes, points, lengths,
                  sg, True, 5, 5, False, True, 0.025 if sg else 0.05, 1e-4, 10000, *hot,
                  np.array([1], np.uint64), stats)

@@ -5,6 +5,7 @@ import pytest
 from w2v.kernels.cpu import (SPECIALIZED_DIM, merge_hot_rows, sample_noise, sgd_block, train_sentence,
                              train_tokens)
 from w2v.sampling import HuffmanTree, alias_table, pack_alias_table
+from w2v.train import Replica
 
 from . import reference as ref
 
@@ -201,7 +202,7 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     s0 = syn0.copy()
     train_tokens(tokens, 0, tokens.size, s0, syn1neg.copy(), syn1.copy(), keep_all,
                  pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
-                 0, 8192, np.array([5], np.uint64), stats)
+                 *Replica.no_kernel_args(syn0, syn1neg), np.array([5], np.uint64), stats)
     assert stats[3] == 998 and stats[2] == 998
     # with 7-token sentences every token still gets trained (examples > 0 for each chunk)
     keep_none = np.zeros(V, np.int64)
@@ -209,39 +210,51 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     s1 = syn0.copy()
     train_tokens(tokens, 0, tokens.size, s1, syn1neg.copy(), syn1.copy(), keep_none,
                  pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
-                 0, 8192, np.array([5], np.uint64), stats2)
+                 *Replica.no_kernel_args(syn0, syn1neg), np.array([5], np.uint64), stats2)
     assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)
 
 
-def _train_tokens_case(tokens, syn0, syn1neg, syn1, thr, alias, tree, *, sg, shared, hot_rows, merge_words):
+def _train_jobs(tokens, syn0, syn1neg, syn1, thr, alias, tree, *, sg, shared, plan):
+    """train_tokens over three jobs, with a Replica (rows, frequent rows, their merge interval,
+    the others' interval) = ``plan``, or none (``plan`` None)."""
     syn0, syn1neg, syn1 = syn0.copy(), syn1neg.copy(), syn1.copy()
+    replica = None if plan is None else Replica(syn0, syn1neg, *plan)
+    hot = Replica.no_kernel_args(syn0, syn1neg) if replica is None else replica.kernel_args()
     stats = np.zeros(4)
     keep_all = np.full(V, 1 << 32, np.int64)
     state = np.array([9], np.uint64)
-    train_tokens(tokens, 0, tokens.size, syn0, syn1neg, syn1, keep_all, pack_alias_table(thr, alias),
-                 tree.codes, tree.points, tree.lengths, sg, True, 3, 4, False, shared, 0.05, 1e-4, 40,
-                 hot_rows, merge_words, state, stats)
+    for job in np.array_split(tokens, 3):
+        train_tokens(job, 0, tokens.size, syn0, syn1neg, syn1, keep_all, pack_alias_table(thr, alias),
+                     tree.codes, tree.points, tree.lengths, sg, True, 3, 4, False, shared, 0.05, 1e-4, 40,
+                     *hot, state, stats)
+    if replica is not None:
+        replica.merge()
     return syn0, syn1neg, stats, state[0]
 
 
 @pytest.mark.parametrize("sg,shared", [(True, True), (False, True), (True, False)],
                          ids=["sg-shared", "cbow", "sg-exact"])
-@pytest.mark.parametrize("hot_rows,merge_words", [(5, 16), (5, 1 << 20), (100, 7)])
-def test_hot_rows_train_like_shared_rows_on_one_thread(sg, shared, hot_rows, merge_words):
-    """A thread's copies of the hot rows, merged mid-call or at the end, change nothing alone."""
+@pytest.mark.parametrize("plan", [(5, 2, 16, 100), (5, 5, 1 << 20, 1 << 20), (V, 3, 7, 1)])
+def test_a_replica_of_the_first_rows_trains_like_the_shared_rows_alone(sg, shared, plan):
+    """One worker on a Replica, merged within jobs or only at the end, trains what it would
+    train on the shared rows (up to float rounding)."""
     counts, syn0, syn1neg, syn1, thr, alias, tree, _ = make_case(3)
     tokens = np.random.default_rng(1).integers(0, V, 400).astype(np.int32)
     tokens[[90, 91, 250]] = -1    # sentence ends (and an empty sentence)
     kw = dict(sg=sg, shared=shared)
-    a0, a1, ast, astate = _train_tokens_case(tokens, syn0, syn1neg, syn1, thr, alias, tree, hot_rows=0,
-                                             merge_words=8192, **kw)
-    b0, b1, bst, bstate = _train_tokens_case(tokens, syn0, syn1neg, syn1, thr, alias, tree, hot_rows=hot_rows,
-                                             merge_words=merge_words, **kw)
+    a0, a1, ast, astate = _train_jobs(tokens, syn0, syn1neg, syn1, thr, alias, tree, plan=None, **kw)
+    b0, b1, bst, bstate = _train_jobs(tokens, syn0, syn1neg, syn1, thr, alias, tree, plan=plan, **kw)
     assert astate == bstate and np.array_equal(ast[1:], bst[1:])
     assert bst[0] == pytest.approx(ast[0], rel=1e-5)
     np.testing.assert_allclose(b0, a0, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b1, a1, rtol=1e-5, atol=1e-6)
-    assert not np.allclose(b0[:5], syn0[:5]) and not np.allclose(b1[:5], syn1neg[:5])   # hot rows trained
+    assert not np.allclose(b0[:5], syn0[:5]) and not np.allclose(b1[:5], syn1neg[:5])   # those rows trained
+
+
+def test_replica_rows_fit_the_budget():
+    syn0 = np.zeros((1000, 10), np.float32)
+    assert Replica.rows_for(syn0, budget=160 * 50) == 50       # 4 rows of 10 float32 per row covered
+    assert Replica.rows_for(syn0, budget=1 << 30) == 1000      # never more than the vocabulary
 
 
 def test_merge_hot_rows_adds_this_threads_changes_to_the_others():
@@ -251,11 +264,11 @@ def test_merge_hot_rows_adds_this_threads_changes_to_the_others():
     theirs = rng.normal(size=(6, 4)).astype(np.float32)
     rows = base + theirs                 # another thread's updates, merged meanwhile
     hot, snap = base + mine, base.copy()   # this thread's copies: trained, and as taken
-    merge_hot_rows(rows, hot, snap, 4)
-    np.testing.assert_allclose(rows[:4], (base + theirs + mine)[:4], rtol=1e-6)
-    np.testing.assert_array_equal(rows[4:], (base + theirs)[4:])    # rows past n untouched
-    np.testing.assert_array_equal(hot[:4], rows[:4])
-    np.testing.assert_array_equal(snap[:4], rows[:4])
+    merge_hot_rows(rows, hot, snap, 1, 4)
+    np.testing.assert_allclose(rows[1:4], (base + theirs + mine)[1:4], rtol=1e-6)
+    np.testing.assert_array_equal(rows[[0, 4, 5]], (base + theirs)[[0, 4, 5]])    # rows outside untouched
+    np.testing.assert_array_equal(hot[1:4], rows[1:4])
+    np.testing.assert_array_equal(snap[1:4], rows[1:4])
 
 
 def test_fast_exp_and_log_are_accurate():

@@ -17,8 +17,11 @@ dense matrix product; ``exact`` mode draws fresh negatives for every
 (context, centre) pair and applies each pair's update before the next, as
 word2vec.c does.
 
-Threads update the shared matrices without locks (Hogwild); each worker owns
-its random state, passed in and returned as a ``uint64`` array of one element.
+Threads update the shared matrices without locks (Hogwild), except that a
+worker may train a replica of the most frequent words' rows, merged into the
+shared ones as it goes (``train_tokens``' ``plan``, :class:`w2v.train.Replica`);
+each worker owns its random state, passed in and returned as a ``uint64``
+array of one element.
 Ids are validated by the caller before they get here: these kernels run
 without bounds checks.
 """
@@ -466,17 +469,18 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, unused_hot, noise_table, hs_codes
 
 
 @njit(**INNER_OPTIONS)
-def merge_hot_rows(rows, hot, snap, n):
-    """Add a thread's changes to its copies of ``rows[:n]`` into ``rows``; refresh the copies.
+def merge_hot_rows(rows, hot, snap, lo, hi):
+    """Add a thread's changes to its copies of ``rows[lo:hi]`` into ``rows``; refresh the copies.
 
     ``hot`` holds the thread's working copies of the rows and ``snap`` their
     values when they were last taken, so ``rows[r] += hot[r] - snap[r]``
     adds this thread's updates to whatever the other threads have added
     meanwhile (the read-modify-write is not atomic: Hogwild, as every
-    update here); then both copies restart from the merged rows.
+    update here); then both copies restart from the merged rows.  ``hi``
+    is clipped to the rows of the copies.
     """
     dim = rows.shape[1]
-    for r in range(n):
+    for r in range(lo, min(hi, hot.shape[0])):
         for d in range(dim):
             v = rows[r, d] + (hot[r, d] - snap[r, d])
             rows[r, d] = v
@@ -487,8 +491,8 @@ def merge_hot_rows(rows, hot, snap, n):
 @njit(**KERNEL_OPTIONS)
 def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise_table,
                  hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
-                 hs, shared, alpha0, min_alpha, max_sentence_length, hot_rows, merge_words,
-                 rng_state, stats):
+                 hs, shared, alpha0, min_alpha, max_sentence_length, hot0, hot1, snap0, snap1,
+                 plan, pending, rng_state, stats):
     """Train on a block of the encoded corpus.
 
     Parameters
@@ -510,14 +514,17 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
         Huffman tree.
     sg, cbow_mean, hs, shared : bool
     window, negative, max_sentence_length : int
-    hot_rows, merge_words : int
-        In the shared mode (``shared``), the rows of the ``hot_rows`` most
-        frequent words (ids below it) of ``syn0`` and ``syn1neg`` are
-        trained in copies private to this call and added back to the shared
-        matrices (:func:`merge_hot_rows`) after every ``merge_words`` trained
-        words and at the end.  Threads then stop fighting over the cache
-        lines of the rows they all write most often; with one thread the
-        result is the same as with ``hot_rows=0`` up to float rounding.
+    hot0, hot1, snap0, snap1 : float32[:, :]
+        A worker's replica (:class:`w2v.train.Replica`): in the shared mode
+        (``shared``) the rows of ids below ``plan[2]`` are read and written
+        in ``hot0`` (for ``syn0``) and ``hot1`` (for ``syn1neg``) instead;
+        ``snap0``, ``snap1`` hold their values when last merged.
+    plan, pending : int64[4], int64[2]
+        The replica's rows and merges: rows ``[0, plan[0])`` are merged into
+        the shared matrices (:func:`merge_hot_rows`) after every ``plan[1]``
+        trained words and rows ``[plan[0], plan[2])`` after every
+        ``plan[3]``, at the end of a sentence; ``pending`` counts the words
+        trained since each merge, across calls.  ``plan[2] = 0``: no replica.
     rng_state : uint64[1]
         The worker's random state, advanced in place.
     stats : float64[4]
@@ -536,13 +543,9 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
     shrink = np.empty(max_sentence_length, np.int32)              # the sentence's draws
     noise = np.empty(max_sentence_length * max(negative, 1), np.int32)
     local = np.zeros(2, np.float64)   # [loss, examples], written to `stats` once at the end
-    nhot0 = min(hot_rows, syn0.shape[0]) if shared else 0
-    nhot1 = min(hot_rows, syn1neg.shape[0]) if shared and negative > 0 else 0
-    hot0 = syn0[:nhot0].copy()
-    snap0 = hot0.copy()
-    hot1 = syn1neg[:nhot1].copy()
-    snap1 = hot1.copy()
-    unmerged = 0
+    nhot = plan[2] if shared else 0
+    nhot0 = min(nhot, hot0.shape[0])
+    nhot1 = min(nhot, hot1.shape[0]) if negative > 0 else 0
     s = rng_state[0]
     n = 0
     seen = 0
@@ -568,16 +571,19 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
                                    hs, shared, alpha, s, X, dX, G, ctx, targets, labels, shrink, noise,
                                    local)
                 kept += n
-                unmerged += n
-                if unmerged >= merge_words:
-                    merge_hot_rows(syn0, hot0, snap0, nhot0)
-                    merge_hot_rows(syn1neg, hot1, snap1, nhot1)
-                    unmerged = 0
+                if nhot > 0:
+                    pending[0] += n
+                    pending[1] += n
+                    if pending[0] >= plan[1]:   # the most frequent rows, often
+                        merge_hot_rows(syn0, hot0, snap0, 0, plan[0])
+                        merge_hot_rows(syn1neg, hot1, snap1, 0, plan[0])
+                        pending[0] = 0
+                    if pending[1] >= plan[3]:
+                        merge_hot_rows(syn0, hot0, snap0, plan[0], plan[2])
+                        merge_hot_rows(syn1neg, hot1, snap1, plan[0], plan[2])
+                        pending[1] = 0
             n = 0
             sent_start = p + 1
-    if unmerged > 0:
-        merge_hot_rows(syn0, hot0, snap0, nhot0)
-        merge_hot_rows(syn1neg, hot1, snap1, nhot1)
     stats[0] += local[0]
     stats[1] += local[1]
     stats[2] += kept
