@@ -308,24 +308,32 @@ def _draw_sentence(n, window, negative, noise_table, s, shrink, noise):
 
 
 @njit(**INNER_OPTIONS)
-def _prefetch_next_word(sent, n, i, syn0, syn1neg, nhot0, nhot1, noise, nnoise, window, negative, dim):
+def _prefetch_next_word(sent, n, i, syn0, syn1neg, hot0, nhot0, hot1, nhot1, noise, nnoise, window,
+                        negative, dim):
     # Start loading what word i + 1 touches while word i computes: the input
     # row entering the context, the next centre's output row and the rows of
     # the first `nnoise` of its noise words (drawn already, see _draw_sentence).
-    # Rows the thread holds a copy of (ids below nhot0 / nhot1) are not
-    # prefetched from the shared matrices.
+    # Rows the thread holds a copy of (ids below nhot0 / nhot1) are prefetched
+    # from the copy: a replica of 10k rows does not fit in L2 either.
     if i + 1 >= n:
         return
     nxt = i + window + 1
-    if nxt < n and sent[nxt] >= nhot0:
-        prefetch_row(syn0, sent[nxt], dim)
+    if nxt < n:
+        _prefetch_weight_row(syn0, hot0, nhot0, sent[nxt], dim)
     if negative > 0:
-        if sent[i + 1] >= nhot1:
-            prefetch_row(syn1neg, sent[i + 1], dim)
+        _prefetch_weight_row(syn1neg, hot1, nhot1, sent[i + 1], dim)
         first = (i + 1) * negative
         for k in range(first, first + nnoise):
-            if noise[k] >= nhot1:
-                prefetch_row(syn1neg, noise[k], dim)
+            _prefetch_weight_row(syn1neg, hot1, nhot1, noise[k], dim)
+
+
+@njit(**INNER_OPTIONS)
+def _prefetch_weight_row(rows, hot, nhot, r, dim):
+    # prefetch what weight_row(rows, hot, nhot, r) returns
+    if r < nhot:
+        prefetch_row(hot, r, dim)
+    else:
+        prefetch_row(rows, r, dim)
 
 
 # Row length compiled as a constant.  Numba compiles a separate version of a
@@ -384,8 +392,8 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_code
         nc = _context(sent, n, i, shrink[i], window, ctx)
         if nc == 0:
             continue
-        _prefetch_next_word(sent, n, i, syn0, syn1neg, nhot0, nhot1, noise, negative, window,
-                            negative, dim)
+        _prefetch_next_word(sent, n, i, syn0, syn1neg, hot0, nhot0, hot1, nhot1, noise, negative,
+                            window, negative, dim)
         if sg:
             # gather all context rows once; share targets (and negatives)
             for c in range(nc):
@@ -448,7 +456,7 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, unused_hot, noise_table, hs_codes
         nc = _context(sent, n, i, np.int64(r % np.uint64(window)), window, ctx)
         if nc == 0:
             continue
-        _prefetch_next_word(sent, n, i, syn0, syn1neg, 0, 0, noise, 0, window, negative, dim)
+        _prefetch_next_word(sent, n, i, syn0, syn1neg, syn0, 0, syn1neg, 0, noise, 0, window, negative, dim)
         for c in range(nc):
             w = np.uint64(ctx[c])
             for d in range(dim):
