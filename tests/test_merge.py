@@ -124,3 +124,21 @@ def test_merge_task_reports_a_round_with_a_stale_lane_as_incomplete():
         assert not np.array_equal(rep.weights[0], start[0])
     finally:
         _forget_run("test-run")
+
+
+def test_updates_that_do_not_fit_the_weights_are_refused():
+    # add_quantized_rows has no bounds checks: a bad index or mismatched rows must raise first
+    from w2v.distributed import DistributedError, apply_update, merge_updates
+    part = ([np.array([0, 5, 9], np.int32)], [np.ones((1, 4), np.int16)], [np.ones(1, np.float32)])
+    with pytest.raises(DistributedError):
+        merge_updates([(10, 4)], [part])
+    w = np.zeros((10, 4), np.float32)
+    for update in ((np.array([10 ** 7], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),
+                   (np.array([-1], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),
+                   (np.array([1, 2], np.int32), np.ones((1, 4), np.int16), np.ones(2, np.float32)),
+                   (np.array([1], np.int32), np.ones((1, 3), np.int16), np.ones(1, np.float32))):
+        with pytest.raises(DistributedError):
+            apply_update([w], [update])
+    assert not w.any()
+    apply_update([w], [(np.array([3], np.int32), np.full((1, 4), 2, np.int16), np.full(1, 0.5, np.float32))])
+    assert w[3].tolist() == [1.0] * 4 and w.sum() == 4.0

@@ -512,3 +512,53 @@ def test_cli_interrupted_run_leaves_a_checkpoint_that_resumes(small_corpus, tmp_
     m2 = Word2Vec.load(str(ck))
     assert m2.run_state["epochs_done"] == done + 1 == m2.run_state["epochs"]
     assert np.array_equal(w2v.load(str(out)).vectors, m2.syn0)
+
+
+@pytest.mark.parametrize("mode", ["sg-ns", "sg-hs"])
+def test_arrays_that_do_not_fit_the_settings_are_refused_before_any_kernel(trained, mode):
+    # the kernels have no bounds checks: weights or settings replaced by hand must raise
+    # (these once crashed the process or trained on garbage)
+    m = trained[mode]
+    v, dim = m.syn0.shape
+    saved = {k: getattr(m, k) for k in ("syn0", "syn1neg", "syn1", "settings")}
+    mismatches = [("syn0", m.syn0[:5].copy()), ("syn0", np.zeros((v, dim // 2), np.float32)),
+                  ("syn0", m.syn0.astype(np.float64)), ("syn0", np.asfortranarray(m.syn0)),
+                  ("syn1neg", np.zeros((1, dim), np.float32)) if m.settings.negative else
+                  ("syn1", np.zeros((1, dim), np.float32))]
+    try:
+        for name, value in mismatches:
+            setattr(m, name, value)
+            with pytest.raises(ParameterError, match="cannot train"):
+                m.train()
+            setattr(m, name, saved[name])
+        # a setting turned on without the arrays and tables it needs
+        import dataclasses
+        flip = dict(negative=5) if not m.settings.negative else dict(hs=True)
+        m.settings = dataclasses.replace(m.settings, **flip)
+        with pytest.raises(ParameterError, match="cannot train"):
+            m.train()
+    finally:
+        for k, a in saved.items():
+            setattr(m, k, a)
+    before = m.syn0.copy()
+    m.train()            # restored: trains again
+    assert not np.array_equal(before, m.syn0)
+
+
+def test_crafted_model_files_load_safely(trained, tmp_path):
+    path = tmp_path / "m"
+    trained["sg-hs"].save(str(path))
+    # a Fortran-order array loads as a C-order copy (the kernels index rows in C order)
+    vec = np.load(path / "vectors.npy")
+    np.save(path / "vectors.npy", np.asfortranarray(vec))
+    m = Word2Vec.load(str(path))
+    assert m.syn0.flags.c_contiguous and np.array_equal(m.syn0, vec)
+    # a count so large that the Huffman construction would overrun its arrays (it looped forever)
+    lines = (path / "vocab.tsv").read_text(encoding="utf-8").splitlines()
+    word = lines[0].split("\t")[0]
+    lines[0] = f"{word}\t{4 * 10 ** 18}"
+    (path / "vocab.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="sum to at most"):
+        Word2Vec.load(str(path))
+    with pytest.raises(ParameterError, match="summing to at most"):
+        HuffmanTree.from_counts(np.array([4 * 10 ** 18, 1]))

@@ -100,7 +100,14 @@ def test_outputs_load_in_gensim_with_same_vectors(small_corpus, tmp_path):
 
 @pytest.mark.parametrize("kw", [dict(dim=0), dict(window=0), dict(epochs=0), dict(negative=-1),
                                 dict(negative=0, hs=False), dict(alpha=0), dict(alpha=-1),
-                                dict(model="skipgram"), dict(sample=-1), dict(threads=0)])
+                                dict(model="skipgram"), dict(sample=-1), dict(threads=0),
+                                # non-finite, wrong types, out of range (would fail later, or train NaNs)
+                                dict(alpha=float("inf")), dict(alpha=float("nan")), dict(ns_exponent=float("inf")),
+                                dict(sample=float("nan")), dict(alpha="x"), dict(alpha=None), dict(sample="x"),
+                                dict(seed=-5), dict(seed=1.5), dict(max_vocab_size=2.5), dict(max_vocab_size=0),
+                                dict(memory_budget=1.5), dict(negative=True), dict(hs="false"),
+                                dict(cbow_mean="no"), dict(exact=1), dict(lowercase=None), dict(dim=10**12),
+                                dict(window=10**12), dict(max_sentence_length=10**12)])
 def test_invalid_parameters(kw):
     with pytest.raises(ParameterError):
         Word2Vec(**kw)

@@ -225,3 +225,21 @@ def test_restrict_vocab_and_input_exclusion():
     assert {w for w, _ in res} == set(kv.index_to_key) - {"w1", "w2"}
     with pytest.raises(ParameterError):
         kv.most_similar("w1", restrict_vocab=-3)
+
+
+def test_query_vectors_of_the_wrong_length_and_bad_topn_raise_parameter_error():
+    kv = random_kv()
+    short = np.ones(7, np.float32)
+    for call in (lambda: kv.most_similar(positive=[short]),
+                 lambda: kv.most_similar(positive=["w1"], negative=[short]),
+                 lambda: kv.most_similar_cosmul(positive=[short]),
+                 lambda: kv.similar_by_vector(short),
+                 lambda: kv.distances(np.ones(3)),
+                 lambda: kv.most_similar("w1", topn=2.5),
+                 lambda: kv.most_similar_cosmul("w1", topn="3")):
+        with pytest.raises(ParameterError):
+            call()
+    # the right length and topn=None still work
+    assert len(kv.most_similar(positive=[np.ones(16, np.float32)], topn=3)) == 3
+    assert kv.most_similar("w1", topn=None).shape == (200,)
+    assert kv.distances(np.ones(16)).shape == (200,)

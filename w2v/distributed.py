@@ -242,6 +242,13 @@ def apply_update(weights, update):
     """
     for w, (idx, q, scale) in zip(weights, update):
         if idx.size:
+            # the kernel has no bounds checks: indices, rows and scales must fit the weights
+            ok = (isinstance(w, np.ndarray) and w.ndim == 2 and w.dtype == np.float32 and w.flags.c_contiguous
+                  and idx.ndim == 1 and idx.dtype == np.int32 and q.dtype == np.int16
+                  and q.shape == (idx.size, w.shape[1]) and scale.dtype == np.float32
+                  and scale.shape == (idx.size,) and int(idx.min()) >= 0 and int(idx.max()) < w.shape[0])
+            if not ok:
+                raise DistributedError("an update does not fit the weights (indices, rows or scales)")
             add_quantized_rows(w, idx, q, scale)
 
 
@@ -291,6 +298,9 @@ def merge_updates(shapes, parts, merge="mean"):
                                                  (2, np.float32, ())))
         if idx.size and (idx.min() < 0 or idx.max() >= v):
             raise DistributedError("a worker returned a row index outside the weights")
+        if q.shape[0] != idx.size or scale.size != idx.size:
+            raise DistributedError(f"a worker returned {idx.size} row indices with {q.shape[0]} rows "
+                                   f"and {scale.size} scales")
         update.append(_merge_matrix(v, dim, idx, q, scale, max(1, len(parts)), merge == "touched"))
     return update
 
@@ -703,7 +713,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     """
     require_distributed()
     from .shards import DEFAULT_SHARD_BYTES, plan_shards
-    from .train import Progress, kernel_params
+    from .train import Progress, check_kernel_inputs, kernel_params
     from .vocab import build_vocab
 
     if corpus is None:
@@ -802,6 +812,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         lane_futs = [encoded[a:b] for a, b in lanes]
         n_rounds = max(1, math.ceil(length / (len(lanes) * round_words)))
         total = max(1, epochs * length)
+        check_kernel_inputs(model.syn0, model.syn1neg, model.syn1, model.tables, s, len(model.vocab))
         weights = [model.syn0, model.syn1neg, model.syn1]
         setup = {"tables": model.tables,
                  "params": dict(kernel_params(s), seed=s.seed)}

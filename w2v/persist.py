@@ -46,7 +46,7 @@ import numpy as np
 from .corpus import encode_corpus, scan_corpus
 from .errors import FormatError, VocabularyError
 from .model import initial_input_rows
-from .sampling import HuffmanTree
+from .sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from .train import Progress, seed_states, train_epochs
 from .vocab import Vocab
 
@@ -500,11 +500,14 @@ def load_model(cls, path):
     counts = kv.counts
     if counts is None:
         raise FormatError(f"{vpath}: no word counts (meta.json has_counts is false)")
-    if counts.size and (counts.min() < 0 or counts.sum() <= 0):
-        raise FormatError(f"{vpath}: word counts must be >= 0 and not all zero")
+    total = float(counts.sum(dtype=np.float64)) if counts.size else 0.0
+    if counts.size and (counts.min() < 0 or total <= 0 or total > MAX_HUFFMAN_TOTAL):
+        raise FormatError(f"{vpath}: word counts must be >= 0, not all zero, and sum to at most "
+                          f"{MAX_HUFFMAN_TOTAL:.3g}")
     words = list(kv.index_to_key)
     del kv
-    syn0 = np.array(read_array(os.path.join(path, "vectors.npy"), np.float32, (v, dim)), copy=True)
+    # copies in C order: a file written in Fortran order loads as such (the kernels need C order)
+    syn0 = np.array(read_array(os.path.join(path, "vectors.npy"), np.float32, (v, dim)), copy=True, order="C")
     syn1neg = read_array(os.path.join(path, "syn1neg.npy"), np.float32,
                          (v if settings.negative > 0 else None, dim))
     syn1 = read_array(os.path.join(path, "syn1.npy"), np.float32,
@@ -533,7 +536,7 @@ def load_model(cls, path):
     rng = None
     rpath = os.path.join(path, "rng_state.npy")
     if os.path.exists(rpath):
-        rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True)
+        rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True, order="C")
     state = _training_state(header, mpath)
 
     model = cls(**settings.to_dict())
@@ -542,8 +545,8 @@ def load_model(cls, path):
     except VocabularyError as exc:
         raise FormatError(f"{vpath}: {exc}") from None
     model.syn0 = syn0
-    model.syn1neg = np.array(syn1neg, copy=True)
-    model.syn1 = np.array(syn1, copy=True)
+    model.syn1neg = np.array(syn1neg, copy=True, order="C")
+    model.syn1 = np.array(syn1, copy=True, order="C")
     model._make_tables()
     if tree is not None:
         model.huffman = tree

@@ -132,6 +132,9 @@ def pack_alias_table(threshold, alias):
     return (alias << np.uint64(32)) | np.minimum(threshold, (1 << 32) - 1).astype(np.uint64)
 
 
+MAX_HUFFMAN_TOTAL = 2 ** 60   # total count a Huffman tree accepts (far above any corpus)
+
+
 @njit(cache=True, nogil=True)
 def _huffman(counts):
     # word2vec.c's linear-time construction: counts sorted descending, leaves at
@@ -215,5 +218,9 @@ class HuffmanTree:
                        np.ones(counts.size, np.int32))
         if np.any(np.diff(counts) > 0):
             raise ParameterError("Huffman tree needs counts sorted in descending order")
+        # inner nodes hold sums of counts and unbuilt ones the sentinel int64 max // 4 (about 2**61):
+        # a larger total would overtake it and the construction would run off the array
+        if counts[-1] < 0 or float(counts.sum(dtype=np.float64)) > MAX_HUFFMAN_TOTAL:
+            raise ParameterError(f"Huffman tree needs counts >= 0 summing to at most {MAX_HUFFMAN_TOTAL:.3g}")
         codes, points, lengths = _huffman(counts)
         return cls(codes, points, lengths)

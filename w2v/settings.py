@@ -1,9 +1,20 @@
 """Training settings, their defaults and their validation."""
 import dataclasses
+import math
+import numbers
 import os
+
+import numpy as np
 
 from .corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS
 from .errors import ParameterError
+
+
+# Upper bounds of the sizes (far above any real use; each sizes a scratch buffer).
+MAX_DIM = 100_000
+MAX_WINDOW = 10_000
+MAX_THREADS = 4096
+MAX_SENTENCE_LENGTH = 1_000_000
 
 
 def available_cores():
@@ -55,26 +66,44 @@ class Settings:
         return self.model == "sg"
 
     def validate(self):
-        """Raise :class:`ParameterError` on any invalid value."""
+        """Raise :class:`ParameterError` on any invalid value (or a value of the wrong type)."""
         def need(cond, msg):
             if not cond:
                 raise ParameterError(msg)
 
-        need(self.model in ("sg", "cbow"), f"model must be 'sg' or 'cbow', not {self.model!r}")
-        for name in ("dim", "window", "epochs", "min_count", "threads", "max_sentence_length"):
+        def integer(name, lo, hi=None):
             v = getattr(self, name)
-            need(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{name} must be an integer >= 1 (got {v!r})")
-        need(isinstance(self.negative, int) and self.negative >= 0, f"negative must be >= 0 (got {self.negative!r})")
-        need(self.negative <= 1000, "negative must be <= 1000")
+            ok = isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= lo
+            need(ok, f"{name} must be an integer >= {lo} (got {v!r})")
+            need(hi is None or v <= hi, f"{name} must be <= {hi} (got {v!r})")
+
+        def real(name, lo):
+            v = getattr(self, name)
+            ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+            need(ok, f"{name} must be a finite number (got {v!r})")
+
+        for name in ("cbow_mean", "hs", "exact", "lowercase"):
+            # a real bool: a model file's "false" (a string) must not mean True
+            need(isinstance(getattr(self, name), (bool, np.bool_)),
+                 f"{name} must be True or False (got {getattr(self, name)!r})")
+        need(self.model in ("sg", "cbow"), f"model must be 'sg' or 'cbow', not {self.model!r}")
+        # upper bounds far above any real use: each sizes a buffer or a loop that must fit in memory
+        for name, hi in (("dim", MAX_DIM), ("window", MAX_WINDOW), ("epochs", None), ("min_count", None),
+                         ("threads", MAX_THREADS), ("max_sentence_length", MAX_SENTENCE_LENGTH)):
+            integer(name, 1, hi)
+        integer("negative", 0, 1000)
         need(self.negative > 0 or self.hs, "need negative > 0 or hs (or both): nothing to train")
+        for name in ("alpha", "min_alpha", "sample", "ns_exponent"):
+            real(name, 0)
         need(self.alpha > 0, f"alpha must be > 0 (got {self.alpha!r})")
         need(0 <= self.min_alpha <= self.alpha, f"min_alpha must be in [0, alpha] (got {self.min_alpha!r})")
         need(self.sample >= 0, f"sample must be >= 0 (got {self.sample!r})")
-        need(self.ns_exponent >= 0, "ns_exponent must be >= 0")
-        need(self.max_vocab_size is None or self.max_vocab_size >= 1, "max_vocab_size must be >= 1")
+        need(self.ns_exponent >= 0, f"ns_exponent must be >= 0 (got {self.ns_exponent!r})")
+        if self.max_vocab_size is not None:
+            integer("max_vocab_size", 1)
         need(self.tokenizer in TOKENIZERS, f"tokenizer must be one of {', '.join(TOKENIZERS)}")
-        need(self.memory_budget >= 0, "memory_budget must be >= 0")
-        need(isinstance(self.seed, int), "seed must be an integer")
+        integer("memory_budget", 0)
+        integer("seed", 0, (1 << 64) - 1)
         need(self.device in ("cpu", "cuda"), f"device must be 'cpu' or 'cuda', not {self.device!r}")
 
     def to_dict(self):

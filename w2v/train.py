@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from .corpus import SENTINEL
+from .errors import ParameterError
 from .kernels.cpu import merge_hot_rows, train_tokens
 from .sampling import pack_alias_table
 
@@ -202,6 +203,64 @@ class Replica:
         self.pending[:] = 0
 
 
+def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
+    """Check that the weights and tables fit the settings and a vocabulary of ``vocab_size`` words.
+
+    The kernels run without bounds checks and index these arrays with
+    vocabulary ids (validated against ``vocab_size`` as they are read, see
+    :meth:`w2v.corpus.EncodedCorpus.blocks`), noise words and Huffman
+    nodes; so every array a kernel indexes must be as large as those ids
+    say, of the dtype the kernel was compiled for, and C-contiguous.  A
+    mismatch (weights or settings replaced by hand, say ``negative`` turned
+    on in a model trained without it) raises instead of reaching a kernel.
+
+    Raises
+    ------
+    ParameterError
+        The first mismatch found.
+    """
+    s = settings
+
+    def need(cond, msg):
+        if not cond:
+            raise ParameterError(f"cannot train: {msg}")
+
+    def matrix(name, a, rows):
+        need(isinstance(a, np.ndarray) and a.dtype == np.float32 and a.ndim == 2,
+             f"{name} must be a 2-D float32 array (got {getattr(a, 'dtype', type(a).__name__)}, "
+             f"{getattr(a, 'ndim', '?')}-D)")
+        need(a.flags.c_contiguous and a.flags.writeable, f"{name} must be C-contiguous and writable")
+        need(a.shape[1] == s.dim, f"{name} has rows of {a.shape[1]} floats, but dim is {s.dim}")
+        need(a.shape[0] == rows, f"{name} has {a.shape[0]} rows; with these settings "
+                                 f"(negative={s.negative}, hs={s.hs}) and {vocab_size} words it needs {rows}")
+
+    def table(name, a, dtype, size):
+        need(isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous,
+             f"table {name} must be a C-contiguous {np.dtype(dtype).name} array")
+        need(size is None or a.shape[0] == size,
+             f"table {name} has {a.shape[0]} entries, {size} expected (tables not rebuilt for these settings?)")
+
+    need(vocab_size >= 1, "empty vocabulary")
+    matrix("syn0", syn0, vocab_size)
+    matrix("syn1neg", syn1neg, vocab_size if s.negative > 0 else syn1neg.shape[0])
+    matrix("syn1", syn1, max(1, vocab_size - 1) if s.hs else syn1.shape[0])
+    t = tables
+    table("keep_threshold", t.keep_threshold, np.int64, vocab_size)
+    table("noise_table", t.noise_table, np.uint64, vocab_size if s.negative > 0 else None)
+    if s.negative > 0:
+        # alias entries: the high 32 bits of every packed entry is a word id
+        need(int((t.noise_table >> np.uint64(32)).max()) < vocab_size, "noise table names a word outside the vocabulary")
+    table("hs_codes", t.hs_codes, np.int8, vocab_size if s.hs else None)
+    table("hs_points", t.hs_points, np.int32, t.hs_codes.shape[0])
+    table("hs_lengths", t.hs_lengths, np.int32, t.hs_codes.shape[0])
+    need(t.hs_points.shape == t.hs_codes.shape, "Huffman points and codes differ in shape")
+    if s.hs:
+        need(0 <= int(t.hs_lengths.min()) and int(t.hs_lengths.max()) <= t.hs_codes.shape[1],
+             "Huffman code lengths outside the code table")
+        need(0 <= int(t.hs_points.min()) and int(t.hs_points.max()) < syn1.shape[0],
+             "Huffman tree names an inner node outside syn1")
+
+
 def kernel_params(settings):
     """The hyper-parameters :func:`train_tokens` takes, from a :class:`w2v.settings.Settings`."""
     s = settings
@@ -298,6 +357,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
         ``seconds``.
     """
     s = settings
+    check_kernel_inputs(syn0, syn1neg, syn1, tables, s, encoded.vocab_size)
     threads = s.threads
     epochs = s.epochs
     length = encoded.length

@@ -81,6 +81,20 @@ def _unitrows(mat):
     return (mat * scale[:, None]).astype(np.float32)
 
 
+def _check_vector(vector, dim, what="vector"):
+    """``vector`` as an array of shape ``(dim,)``, or :class:`ParameterError`."""
+    arr = np.asarray(vector)
+    if arr.shape != (dim,) or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise ParameterError(f"{what} must be a numeric vector of shape ({dim},), got {arr.dtype} {arr.shape}")
+    return arr
+
+
+def _check_topn(topn):
+    """``topn`` must be an integer or None (gensim: None returns every score)."""
+    if topn is not None and (isinstance(topn, bool) or not isinstance(topn, Integral)):
+        raise ParameterError(f"topn must be an integer or None, got {topn!r}")
+
+
 def _ensure_list(value):
     """Wrap a single key or vector in a list (gensim's convention)."""
     if value is None:
@@ -596,7 +610,7 @@ class KeyedVectors:
         total_weight = 0
         for idx, key in enumerate(keys):
             if isinstance(key, np.ndarray):
-                mean += weights[idx] * key
+                mean += weights[idx] * _check_vector(key, self.vector_size, f"vector {idx}")
                 total_weight += abs(weights[idx])
             elif self.has_index_for(key):
                 mean += weights[idx] * self.get_vector(key, norm=pre_normalize)
@@ -655,7 +669,10 @@ class KeyedVectors:
         ------
         UnknownWordError
             An input word is not in the vocabulary.
+        ParameterError
+            ``topn`` is not an integer or None, or an input vector is not of length ``dim``.
         """
+        _check_topn(topn)
         if isinstance(topn, Integral) and topn < 1:
             return []
         keys, weight = self._parse_terms(positive, negative)
@@ -695,6 +712,7 @@ class KeyedVectors:
         -------
         list of (str, float) or numpy.ndarray
         """
+        _check_topn(topn)
         if isinstance(topn, Integral) and topn < 1:
             return []
         positive = _ensure_list(positive)
@@ -704,8 +722,10 @@ class KeyedVectors:
             self.get_index(w) for w in positive + negative
             if not isinstance(w, np.ndarray) and w in self.key_to_index
         }
-        positive = [self.get_vector(w, norm=True) if isinstance(w, str) else w for w in positive]
-        negative = [self.get_vector(w, norm=True) if isinstance(w, str) else w for w in negative]
+        positive = [self.get_vector(w, norm=True) if isinstance(w, str) else _check_vector(w, self.vector_size)
+                    for w in positive]
+        negative = [self.get_vector(w, norm=True) if isinstance(w, str) else _check_vector(w, self.vector_size)
+                    for w in negative]
         if not positive:
             raise ParameterError("cannot compute similarity with no input")
         clip_end = self._clip(restrict_vocab, len(self))
@@ -739,9 +759,7 @@ class KeyedVectors:
         -------
         list of (str, float)
         """
-        vector = np.asarray(vector)
-        if vector.shape != (self.vector_size,):
-            raise ParameterError(f"vector must have shape ({self.vector_size},), got {vector.shape}")
+        vector = _check_vector(vector, self.vector_size)
         return self.most_similar(positive=[vector], topn=topn, restrict_vocab=restrict_vocab)
 
     def most_similar_batch(self, words, topn=10, restrict_vocab=None):
@@ -867,7 +885,7 @@ class KeyedVectors:
         if isinstance(word_or_vector, _KEY_TYPES):
             input_vector = self.get_vector(word_or_vector)
         else:
-            input_vector = np.asarray(word_or_vector)
+            input_vector = _check_vector(word_or_vector, self.vector_size)
         other_words = list(other_words) if other_words is not None else []
         if not other_words:
             other_vectors = self._vectors

@@ -125,6 +125,8 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
         ``seg_max``.
     """
     require_cuda()
+    from ..train import check_kernel_inputs
+    check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, encoded.vocab_size)
     if not simulator_enabled():
         return _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event, batch_tokens,
                       resident_bytes, seg_max, threads, atomics, max_inflight, position_offset, total_positions,
