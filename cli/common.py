@@ -1,5 +1,7 @@
 """Helpers shared by the CLI commands: one-line errors, no tracebacks."""
 import functools
+import signal
+import threading
 
 import click
 
@@ -11,13 +13,15 @@ def one_line_errors(func):
 
     ``W2VError`` (every error the library raises on purpose), ``OSError``
     (files), ``KeyError`` (a word not in the vocabulary) and ``ValueError``
-    become :class:`click.ClickException`; ``KeyboardInterrupt`` exits 130.
+    become :class:`click.ClickException`; ``KeyboardInterrupt`` (Ctrl-C, and
+    SIGTERM or SIGHUP while the command runs) exits 130.
     """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
-            return func(*args, **kwargs)
+            with _signals_interrupt():
+                return func(*args, **kwargs)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             raise SystemExit(130)
@@ -31,3 +35,32 @@ def one_line_errors(func):
             raise click.ClickException(" ".join(text.split("\n")))
 
     return wrapper
+
+
+def _interrupt(signum, frame):  # pragma: no cover - exercised by subprocess tests
+    raise KeyboardInterrupt
+
+
+class _signals_interrupt:
+    """While a command runs, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) act as Ctrl-C.
+
+    Ctrl-C raises ``KeyboardInterrupt``, which removes the temporary file of
+    an atomic write and stops training cleanly; the default action of the
+    other two would end the process on the spot and leave the temporary
+    file behind.  Outside the main thread (where Python cannot set
+    handlers) nothing changes.
+    """
+
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+    def __enter__(self):
+        self.saved = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                self.saved[sig] = signal.signal(sig, _interrupt)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+        return False

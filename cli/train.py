@@ -1,7 +1,6 @@
 """``w2v train``: train vectors from text files (or the bundled demo corpus)."""
 import json
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -32,9 +31,23 @@ def check_writable(path):
         raise OutputError(f"output file is not writable: {path}")
 
 
-def _terminate(signum, frame):  # pragma: no cover - exercised by a subprocess test
-    # turn SIGTERM into an exception so that temporary files are cleaned up
-    raise KeyboardInterrupt
+def check_distinct_outputs(**paths):
+    """Fail before training if two outputs name the same path (one would overwrite the other).
+
+    ``--save-model`` and ``--checkpoint`` may share a directory: both hold a
+    full model, the last epoch's checkpoint being replaced by the final model.
+    """
+    seen = {}
+    for name, path in paths.items():
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        other = seen.get(key)
+        if other is not None and {other, name} != {"save_model", "checkpoint"}:
+            flag = {"output": "-o/--output"}.get(name, "--" + name.replace("_", "-"))
+            oflag = {"output": "-o/--output"}.get(other, "--" + other.replace("_", "-"))
+            raise OutputError(f"{oflag} and {flag} name the same path: {path}")
+        seen.setdefault(key, name)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,6 +134,8 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
     if device == "cuda":   # one-line error before reading the corpus
         from w2v.cuda import require_cuda
         require_cuda()
+    check_distinct_outputs(output=output, report_json=report_json, save_model=save_model,
+                           checkpoint=checkpoint)
     check_writable(output)
     if report_json:
         check_writable(report_json)
@@ -141,7 +156,6 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
                      tokenizer=tokenizer or "whitespace", lowercase=lowercase,
                      memory_budget=memory_budget << 20, device=device)
     hook = full.checkpoint_hook(m, checkpoint, quiet) if checkpoint else None
-    old_handler = signal.signal(signal.SIGTERM, _terminate)
     try:
         if scheduler or dask_workers is not None:
             from .dask_train import train_on_dask
@@ -158,7 +172,6 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
         save_seconds = time.perf_counter() - t_save
     finally:
         m.close()
-        signal.signal(signal.SIGTERM, old_handler)
     total = time.perf_counter() - t0
     tr = m.last_train
     words_per_sec = m.corpus_tokens * len(tr["epoch_loss"]) / tr["seconds"] if tr["seconds"] > 0 else float("nan")

@@ -43,7 +43,7 @@ def _topn(ctx, param, value):
               help="Number of neighbours to print.")
 @click.option("--negative", multiple=True, metavar="WORD",
               help="A word that counts negatively (repeat the option for several).")
-@click.option("--restrict-vocab", type=int, default=None,
+@click.option("--restrict-vocab", type=click.IntRange(min=1), default=None,
               help="Search only the N most frequent words.")
 @one_line_errors
 def similar(model, words, topn, negative, restrict_vocab):
@@ -68,7 +68,7 @@ def similar(model, words, topn, negative, restrict_vocab):
               help="Number of answers to print.")
 @click.option("--method", type=click.Choice(["3cosadd", "3cosmul"]), default="3cosadd", show_default=True,
               help="Vector offset (most_similar) or multiplicative objective (most_similar_cosmul).")
-@click.option("--restrict-vocab", type=int, default=None,
+@click.option("--restrict-vocab", type=click.IntRange(min=1), default=None,
               help="Search only the N most frequent words.")
 @one_line_errors
 def analogy(model, a, b, c, topn, method, restrict_vocab):

@@ -1,7 +1,9 @@
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -108,3 +110,41 @@ def test_interrupted_run_leaves_old_file(small_corpus, tmp_path):
     assert proc.returncode != 0
     assert out.read_bytes() == b"old"
     assert sorted(os.listdir(tmp_path)) == ["v.bin"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_killed_convert_leaves_old_file_and_no_temporary_file(tmp_path, sig):
+    """kill or a closed terminal while `convert` writes: as Ctrl-C, the old output stays, no temp file."""
+    from w2v.vectors import KeyedVectors
+
+    src = tmp_path / "big.bin"
+    rng = np.random.default_rng(0)
+    KeyedVectors([f"w{i}" for i in range(60_000)],
+                 rng.standard_normal((60_000, 100)).astype(np.float32)).save_word2vec_format(str(src))
+    out = tmp_path / "o.txt.xz"
+    out.write_bytes(b"old")
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "convert", str(src), str(out)]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=os.path.dirname(os.path.dirname(__file__)))
+    deadline = time.monotonic() + 60
+    while not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]:   # writing has started
+        assert proc.poll() is None and time.monotonic() < deadline, "convert ended before it was signalled"
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    assert proc.returncode == 130, proc.stderr.read()
+    assert out.read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["big.bin", "o.txt.xz"]
+
+
+@pytest.mark.parametrize("clash", [("-o", "--save-model"), ("-o", "--report-json"), ("-o", "--checkpoint"),
+                                   ("--report-json", "--save-model")])
+def test_outputs_naming_the_same_path_are_refused_before_training(small_corpus, tmp_path, clash):
+    # -o and --report-json on one path once lost the vectors; -o and --save-model failed after writing -o
+    same = tmp_path / "same"
+    args = ["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "-q"]
+    if "-o" not in clash:
+        args += ["-o", str(tmp_path / "v.bin")]
+    for flag in clash:
+        args += [flag, str(same)]
+    assert_one_line_error(run(args), "name the same path")
+    assert not same.exists() and not (tmp_path / "v.bin").exists()

@@ -70,6 +70,16 @@ def test_similar(model):
     assert res.exit_code == 0 and res.output.split()[0] == "queen"
 
 
+def test_restrict_vocab_below_one_is_refused(model):
+    # 0 once meant "no limit" in similar/analogy while eval refused it
+    _, path = model
+    for args in (["similar", path, "king"], ["analogy", path, "man", "woman", "king"],
+                 ["analogy", path, "man", "woman", "king", "--method", "3cosmul"]):
+        res = run(args + ["--restrict-vocab", "0"])
+        assert res.exit_code == 2 and "restrict-vocab" in res.output and "Traceback" not in res.output
+        assert run(args + ["--restrict-vocab", "16"]).exit_code == 0
+
+
 def test_analogy(model):
     kv, path = model
     for a, b, c, d in [("man", "woman", "king", "queen"), ("paris", "france", "london", "england"),
