@@ -238,3 +238,31 @@ def test_byte_scan_grows_its_tables_and_counts_exactly(tmp_path):
     assert sc.words == list(dict.fromkeys(words))                      # first-occurrence order
     ids = sc.stream.read(0, sc.stream.length)
     assert [sc.words[i] for i in ids[ids >= 0]] == words
+
+
+def test_an_unreadable_file_or_folder_inside_a_corpus_directory_is_an_error(tmp_path, monkeypatch):
+    # skipping it would train on part of the corpus without a word (permissions do not
+    # bind root, which runs CI here, so os.access and os.scandir stand in for them)
+    import w2v.corpus as corpus_module
+
+    d = tmp_path / "d"
+    (d / "sub").mkdir(parents=True)
+    for name in ("a.txt", "b.txt", "sub/c.txt"):
+        (d / name).write_text("one two three\n")
+    assert resolve_inputs([str(d)]) == [str(d / "a.txt"), str(d / "b.txt"), str(d / "sub" / "c.txt")]
+    real_access = os.access
+    monkeypatch.setattr(corpus_module.os, "access",
+                        lambda p, mode: not str(p).endswith("b.txt") and real_access(p, mode))
+    with pytest.raises(CorpusError, match="b.txt: permission denied"):
+        resolve_inputs([str(d)])
+    monkeypatch.setattr(corpus_module.os, "access", real_access)
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if str(path).endswith("sub"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(CorpusError, match="sub: Permission denied"):
+        resolve_inputs([str(d)])

@@ -131,11 +131,23 @@ def test_inspect_reports_truncated_files(tmp_path):
         inspect(short)
 
 
-def test_header_smaller_than_data_reads_declared_count(tmp_path):
+def test_header_smaller_than_data_is_an_error_unless_a_limit_asks_for_a_prefix(tmp_path):
+    # gensim reads the declared count and ignores the rest; a header of "0 4" on a full
+    # file then loads nothing (and `w2v convert` wrote an empty file), so it is an error here
     kv = make_kv(5, 4)
-    p = tmp_path / "v.bin"
-    p.write_bytes(raw_binary(kv.index_to_key, kv.vectors, header="3 4\n"))
-    assert load(p).index_to_key == kv.index_to_key[:3]
+    for binary in (True, False):
+        p = tmp_path / ("v.bin" if binary else "v.txt")
+        save_word2vec_format(kv, p, binary=binary)
+        data = p.read_bytes()
+        body = data[data.index(b"\n"):]
+        for header in (b"3 4", b"0 4"):
+            p.write_bytes(header + body)
+            with pytest.raises(FormatError, match="data after the"):
+                load_word2vec_format(p, binary=binary)
+        p.write_bytes(b"3 4" + body)
+        assert load_word2vec_format(p, binary=binary, limit=3).index_to_key == kv.index_to_key[:3]
+        p.write_bytes(data + b"\n \n")          # trailing whitespace is not data
+        assert load_word2vec_format(p, binary=binary).index_to_key == kv.index_to_key
 
 
 def test_duplicate_words_keep_first_like_gensim(tmp_path):
@@ -528,3 +540,18 @@ def test_large_binary_loads_fast(tmp_path):
     elapsed = time.perf_counter() - t0
     same(kv, back)
     assert elapsed < 5, elapsed  # ~0.3 s on a laptop; generous for shared CI machines
+
+
+def test_a_header_with_an_impossible_dim_fails_before_allocating(tmp_path):
+    # "3 99999999999" once asked numpy for 373 GiB and failed with a MemoryError naming no file
+    kv = make_kv(3, 20)
+    body = raw_binary(kv.index_to_key, kv.vectors)
+    body = body[body.index(b"\n"):]
+    p = tmp_path / "v.bin"
+    p.write_bytes(b"3 99999999999" + body)
+    assert "implausible header" in expect_format_error(p, binary=True)
+    p.write_bytes(b"3 9999999" + body)                # fits in memory, not in the file
+    assert "cannot hold one" in expect_format_error(p, binary=True)
+    x = tmp_path / "v.bin.xz"
+    x.write_bytes(lzma.compress(b"3 99999999999" + body))
+    assert "implausible header" in expect_format_error(x, binary=True)

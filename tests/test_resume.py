@@ -2,6 +2,7 @@
 import json
 import lzma
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -562,3 +563,13 @@ def test_crafted_model_files_load_safely(trained, tmp_path):
         Word2Vec.load(str(path))
     with pytest.raises(ParameterError, match="summing to at most"):
         HuffmanTree.from_counts(np.array([4 * 10 ** 18, 1]))
+
+
+def test_epoch_summaries_count_the_epochs_when_each_epoch_is_a_call(small_corpus):
+    # with on_epoch_end (checkpoints) each epoch is its own call; the summaries said "epoch 1" every time
+    import io
+    err = io.StringIO()
+    Word2Vec(**{**FAST, "epochs": 3}).train(str(small_corpus), quiet=False, progress_stream=err,
+                                            on_epoch_end=lambda e: None)
+    done = re.findall(r"^epoch (\d+): mean loss", err.getvalue(), flags=re.M)
+    assert done == ["1", "2", "3"], err.getvalue()

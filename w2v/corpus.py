@@ -38,6 +38,10 @@ _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 
 
 # --------------------------------------------------------------------------- inputs
+def _unreadable_folder(exc):
+    raise CorpusError(f"cannot read corpus folder {exc.filename}: {exc.strerror}")
+
+
 def resolve_inputs(paths):
     """Expand corpus arguments into a list of readable inputs.
 
@@ -45,7 +49,8 @@ def resolve_inputs(paths):
     ----------
     paths : str or os.PathLike or sequence of them
         Files, directories (walked recursively, files in sorted order, hidden
-        files skipped) or ``"-"`` for standard input.
+        files and folders skipped, an unreadable file or folder an error) or
+        ``"-"`` for standard input.
 
     Returns
     -------
@@ -55,7 +60,8 @@ def resolve_inputs(paths):
     Raises
     ------
     CorpusError
-        A path does not exist, is unreadable, or a directory holds no readable file.
+        A path does not exist, is unreadable, holds an unreadable file or
+        folder, or a directory holds no file.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -72,13 +78,17 @@ def resolve_inputs(paths):
             raise CorpusError(f"corpus path not found: {p}")
         if os.path.isdir(p):
             found = []
-            for root, dirs, names in os.walk(p):
+            # a file or folder that cannot be read stops the run: skipping it would train
+            # on part of the corpus without a word
+            for root, dirs, names in os.walk(p, onerror=_unreadable_folder):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.startswith("."):
                         continue
                     full = os.path.join(root, name)
-                    if os.path.isfile(full) and os.access(full, os.R_OK):
+                    if os.path.isfile(full):
+                        if not os.access(full, os.R_OK):
+                            raise CorpusError(f"cannot read corpus {full}: permission denied")
                         found.append(full)
             if not found:
                 raise CorpusError(f"directory has no readable files: {p}")

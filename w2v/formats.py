@@ -248,14 +248,31 @@ def _least_bytes(count, dim, binary):
     return count * (2 * dim + 1) + max(0, count - 1)
 
 
+_MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a corrupt header
+
+
 def _binary_capacity(path, count, dim):
-    """Rows to allocate first: the header's count, bounded by what the file can hold."""
+    """Rows to allocate first: the header's count, bounded by what the file can hold.
+
+    A header whose first vector cannot fit in the file (or in 1 GiB) is
+    refused here, before anything is allocated for it.
+    """
+    if count and 4 * dim > _MAX_VECTOR_BYTES:
+        raise FormatError(f"{path}: line 1: implausible header: vectors of dim {dim} "
+                          f"({4 * dim / 2 ** 30:.0f} GiB each)")
     if _compression(path) is None:
         try:
-            return min(count, os.path.getsize(path) // _least_bytes(1, dim, True) + 1)
+            size = os.path.getsize(path)
         except OSError:
-            pass
-    return min(count, max(1024, (64 << 20) // (4 * dim)))
+            size = None
+        if size is not None:
+            fits = size // _least_bytes(1, dim, True)
+            if count and not fits:
+                raise FormatError(f"{path}: byte offset {size}: unexpected end of file: the header declares "
+                                  f"{count} vectors of dim {dim}, but the file cannot hold one "
+                                  "(truncated file or wrong header?)")
+            return min(count, fits + 1)
+    return min(count, max(1, (64 << 20) // (4 * dim)))
 
 
 def _read_binary(reader, path, count, dim, unicode_errors):
@@ -514,6 +531,7 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
         reader = _Reader(fin, path)
         reader.more()
         count, dim = _parse_header(reader, path)
+        declared = count
         if limit is not None:
             count = min(count, limit)
         if binary is None:
@@ -522,10 +540,30 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
             words, vectors, k2i = _read_binary(reader, path, count, dim, unicode_errors)
         else:
             words, vectors, k2i = _read_text(reader, path, count, dim, unicode_errors)
+        if limit is None:
+            _check_nothing_follows(reader, path, declared)
     kv = KeyedVectors._trusted(words, vectors, key_to_index=k2i, source=path)
     kv.source_format = "word2vec-binary" if binary else "word2vec-text"
     kv.source_path = path
     return kv
+
+
+def _check_nothing_follows(reader, path, count):
+    """Raise if anything but whitespace follows the ``count`` records the header declares.
+
+    gensim stops reading there, so a header that says fewer vectors than
+    the file holds would silently drop the rest (``0 100`` on a full file
+    loads nothing).  With ``limit`` the rest is skipped on purpose and not
+    checked.
+    """
+    while True:
+        rest = reader.buf[reader.pos:]
+        if rest.strip():
+            raise FormatError(f"{path}: byte offset {reader.offset() + len(rest) - len(rest.lstrip())}: "
+                              f"data after the {count} vectors the header declares (wrong header?)")
+        reader.pos = len(reader.buf)
+        if not reader.more():
+            return
 
 
 # --------------------------------------------------------------------------- writing

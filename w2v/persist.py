@@ -238,6 +238,9 @@ class _Shifted:
     def maybe_report(self, done, loss, examples, epoch, force=False):
         self._inner.maybe_report(done + self._done0, loss, examples, epoch + self._epoch0, force)
 
+    def epoch_done(self, epoch, loss_sum, examples):
+        self._inner.epoch_done(epoch + self._epoch0, loss_sum, examples)
+
     def message(self, text):
         m = re.match(r"epoch (\d+):", text)
         if m:
