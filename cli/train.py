@@ -166,9 +166,11 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
             m.build_vocab(list(corpus), quiet=quiet, update=update_vocab)
             m.train(quiet=quiet, on_epoch_end=hook)
         t_save = time.perf_counter()
-        m.save_word2vec(output, binary=not text_format)
+        # the full model first: if it cannot be written, -o is left as it was; if -o then
+        # fails, the saved model holds the vectors (`w2v convert MODEL_DIR OUT` writes them)
         if save_model:
             m.save(save_model)
+        m.save_word2vec(output, binary=not text_format)
         save_seconds = time.perf_counter() - t_save
     finally:
         m.close()

@@ -148,3 +148,19 @@ def test_outputs_naming_the_same_path_are_refused_before_training(small_corpus, 
         args += [flag, str(same)]
     assert_one_line_error(run(args), "name the same path")
     assert not same.exists() and not (tmp_path / "v.bin").exists()
+
+
+def test_a_failed_save_model_leaves_the_vectors_file_as_it_was(small_corpus, tmp_path, monkeypatch):
+    import w2v.persist
+    from w2v.errors import OutputError
+
+    def full_disk(model, path):
+        raise OutputError(f"cannot write {path}: No space left on device")
+
+    monkeypatch.setattr(w2v.persist, "save_model", full_disk)
+    out = tmp_path / "v.bin"
+    out.write_bytes(b"old")
+    res = run(["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "-q",
+               "-o", str(out), "--save-model", str(tmp_path / "model")])
+    assert_one_line_error(res, "No space left")
+    assert out.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["v.bin"]

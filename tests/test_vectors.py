@@ -236,7 +236,8 @@ def test_query_vectors_of_the_wrong_length_and_bad_topn_raise_parameter_error():
                  lambda: kv.similar_by_vector(short),
                  lambda: kv.distances(np.ones(3)),
                  lambda: kv.most_similar("w1", topn=2.5),
-                 lambda: kv.most_similar_cosmul("w1", topn="3")):
+                 lambda: kv.most_similar_cosmul("w1", topn="3"),
+                 lambda: kv.most_similar(positive=["w1"], negative=["w1"])):   # a zero query
         with pytest.raises(ParameterError):
             call()
     # the right length and topn=None still work

@@ -679,6 +679,8 @@ class KeyedVectors:
         self.fill_norms()
         clip_end = self._clip(restrict_vocab, len(self))
         mean = self.get_mean_vector(keys, weight, pre_normalize=True, post_normalize=True, ignore_missing=False)
+        if not np.any(mean):   # e.g. positive=["a"], negative=["a"]: every score would be 0
+            raise ParameterError("the query terms cancel out: their weighted mean is the zero vector")
         all_keys = [
             self.get_index(key) for key in keys if isinstance(key, _KEY_TYPES) and self.has_index_for(key)
         ]
