@@ -108,7 +108,8 @@ def test_eval_with_files_and_json(model, tmp_path):
     score, sections = kv.evaluate_word_analogies(q)
     (r, _), (rho, _), oov = kv.evaluate_word_pairs(pairs)
     a = report["analogies"][0]
-    assert a["accuracy"] == score and a["oov"] == 1 and a["answered"] == 3
+    # the fixture's offsets make every answered question right: the score is known independently
+    assert a["accuracy"] == score == 1.0 and a["oov"] == 1 and a["answered"] == 3
     p = report["pairs"][0]
     assert p["pearson"] == r and p["spearman"] == rho and p["oov_percent"] == oov
 

@@ -237,6 +237,12 @@ def test_cli_dask_workers_writes_the_same_files(small_corpus, tmp_path):
     r = json.loads(report.read_text())
     assert len(kv.index_to_key) == r["vocab_size"] and kv.vectors.shape[1] == 16
     assert r["words_per_sec"] > 0 and len(r["epoch_loss"]) == 1
+    # the same vocabulary, in the same order, as one process builds; the vectors were trained
+    single = Word2Vec(dim=16, min_count=3, threads=1, seed=1).build_vocab(str(small_corpus))
+    assert kv.index_to_key == single.vocab.words
+    assert np.all(np.isfinite(kv.vectors))
+    moved = np.abs(kv.vectors - single.syn0).max(axis=1)   # the same seed starts from these rows
+    assert np.mean(moved > 1e-3) > 0.9
 
 
 def test_unreachable_scheduler_is_a_clear_error():

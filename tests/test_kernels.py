@@ -214,6 +214,72 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)
 
 
+def reference_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep, thr, alias, tree, *, alpha0, min_alpha,
+                     max_sentence_length, state, **kw):
+    """What train_tokens does, spelled out with tests/reference.py: one random stream that
+    decides each word's subsampling (high 32 bits below its threshold) and then trains each
+    sentence (cut at max_sentence_length kept words) at the learning rate of its first
+    position, decaying linearly from alpha0 at 0 to min_alpha at ``total`` (word2vec.c's
+    schedule, gensim's per job)."""
+    rng = ref.SplitMix64(state)
+    loss = examples = kept = seen = 0
+    sent, start = [], 0
+    for p in range(tokens.size + 1):
+        w = int(tokens[p]) if p < tokens.size else -1
+        if w >= 0:
+            seen += 1
+            if (rng.next() >> 32) < keep[w]:
+                sent.append(w)
+        if w < 0 or len(sent) == max_sentence_length:
+            if sent:
+                frac = min((pos0 + start) / total, 1.0)
+                alpha = max(float(np.float32(alpha0 - (alpha0 - min_alpha) * frac)), float(np.float32(min_alpha)))
+                syn0, syn1neg, syn1, l, e = ref.train_sentence(
+                    sent, syn0, syn1neg, syn1, thr, alias, tree.codes, tree.points, tree.lengths,
+                    alpha=alpha, rng=rng, **kw)
+                loss += l
+                examples += e
+                kept += len(sent)
+            sent, start = [], p + 1
+    return syn0, syn1neg, syn1, np.array([loss, examples, kept, seen]), rng.state
+
+
+@pytest.mark.parametrize("sg,cbow_mean,negative,hs,shared", [MODES[0], MODES[1], MODES[2], MODES[6]])
+def test_train_tokens_matches_the_reference_schedule_subsampling_and_sentence_cuts(sg, cbow_mean, negative,
+                                                                                    hs, shared):
+    """The learning-rate schedule (from the run position, clamped at min_alpha past ``total``),
+    subsampling with uneven thresholds and the cut of long sentences, against the reference."""
+    counts, syn0, syn1neg, syn1, thr, alias, tree, _ = make_case(21, hs)
+    rng = np.random.default_rng(4)
+    tokens = rng.integers(0, V, 160).astype(np.int32)
+    tokens[[9, 10, 40, 41, 42, 70]] = -1      # short sentences; 70..160 is long, cut every 11 kept words
+    keep = (np.linspace(0.15, 1.0, V) * (1 << 32)).astype(np.int64)[::-1].copy()   # rarer words kept more
+    pos0, total, alpha0, min_alpha, msl, state = 30, 150, 0.2, 0.002, 11, 77
+    kw = dict(sg=sg, cbow_mean=cbow_mean, window=2, negative=negative, hs=hs, shared=shared)
+    k0, k1neg, k1 = syn0.copy(), syn1neg.copy(), syn1.copy()
+    stats = np.zeros(4)
+    rng_state = np.array([state], np.uint64)
+    train_tokens(tokens, pos0, total, k0, k1neg, k1, keep, pack_alias_table(thr, alias), tree.codes, tree.points,
+                 tree.lengths, sg, cbow_mean, 2, negative, hs, shared, alpha0, min_alpha, msl,
+                 *Replica.no_kernel_args(syn0, syn1neg), rng_state, stats)
+    r0, r1neg, r1, rstats, rstate = reference_tokens(
+        tokens, pos0, total, syn0.astype(np.float64), syn1neg.astype(np.float64), syn1.astype(np.float64),
+        keep, thr, alias, tree, alpha0=alpha0, min_alpha=min_alpha, max_sentence_length=msl, state=state, **kw)
+    assert int(rng_state[0]) == rstate                       # the same draws, in the same order
+    assert stats[2:].tolist() == rstats[2:].tolist()         # words kept and seen
+    assert 0.3 * rstats[3] < rstats[2] < 0.9 * rstats[3]     # subsampling did drop some words
+    assert stats[1] == rstats[1]
+    assert stats[0] == pytest.approx(rstats[0], rel=1e-4)
+    np.testing.assert_allclose(k0, r0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1neg, r1neg, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(k1, r1, rtol=1e-4, atol=1e-5)
+    # the schedule matters here: the same run at a constant rate ends elsewhere
+    c0 = reference_tokens(tokens, pos0, total, syn0.astype(np.float64), syn1neg.astype(np.float64),
+                          syn1.astype(np.float64), keep, thr, alias, tree, alpha0=alpha0, min_alpha=alpha0,
+                          max_sentence_length=msl, state=state, **kw)[0]
+    assert not np.allclose(c0, r0, rtol=1e-3, atol=1e-4)
+
+
 def _train_jobs(tokens, syn0, syn1neg, syn1, thr, alias, tree, *, sg, shared, plan):
     """train_tokens over three jobs, with a Replica (rows, frequent rows, their merge interval,
     the others' interval) = ``plan``, or none (``plan`` None)."""

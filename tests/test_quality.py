@@ -26,7 +26,9 @@ def common_questions(path, vocab_a, vocab_b, out):
 
 
 @pytest.mark.slow
-def test_skipgram_quality_matches_gensim(tmp_path):
+@pytest.mark.parametrize("model,hs,negative", [("sg", 0, 5), ("cbow", 0, 5), ("cbow", 1, 0)],
+                         ids=["sg-ns", "cbow-ns", "cbow-hs"])
+def test_quality_matches_gensim(tmp_path, model, hs, negative):
     from gensim.models import KeyedVectors
     from gensim.models import Word2Vec as GensimWord2Vec
 
@@ -40,12 +42,16 @@ def test_skipgram_quality_matches_gensim(tmp_path):
             if cur:
                 sentences.append(cur)
             cur = []
-    settings = dict(window=5, negative=5, sample=1e-3, min_count=5)
+    # CBOW at word2vec.c's rate for it (0.05): at gensim's 0.025 three epochs leave it so
+    # undertrained that WS-353 moves by +-0.03 from run to run
+    settings = dict(window=5, negative=negative, hs=hs, sample=1e-3, min_count=5,
+                    alpha=0.025 if model == "sg" else 0.05)
     scores = {"w2v": [], "gensim": []}
     for seed in SEEDS:
-        g = GensimWord2Vec(sentences, vector_size=100, sg=1, workers=2, epochs=EPOCHS, seed=seed, **settings)
-        m = Word2Vec(dim=100, model="sg", threads=2, epochs=EPOCHS, seed=seed, tokenizer="simple",
-                     **settings).train(str(BUNDLED))
+        g = GensimWord2Vec(sentences, vector_size=100, sg=int(model == "sg"), workers=2, epochs=EPOCHS,
+                           seed=seed, **settings)
+        m = Word2Vec(dim=100, model=model, threads=2, epochs=EPOCHS, seed=seed, tokenizer="simple",
+                     **{**settings, "hs": bool(hs)}).train(str(BUNDLED))
         ours = KeyedVectors(100)
         ours.add_vectors(m.vocab.words, m.syn0)
         questions = common_questions(EVAL / "questions-words.txt", m.vocab.words, g.wv.index_to_key,
@@ -58,5 +64,7 @@ def test_skipgram_quality_matches_gensim(tmp_path):
     g_acc, g_rho = np.mean(scores["gensim"], axis=0)
     print(f"analogy w2v {w_acc:.4f} gensim {g_acc:.4f}; WS-353 w2v {w_rho:.3f} gensim {g_rho:.3f}")
     assert g_acc > 0.02, "gensim baseline unexpectedly weak: the comparison would say nothing"
-    assert w_acc >= g_acc - 0.02
+    # a point below gensim, or a quarter of its score where that is more (seed noise on this
+    # small corpus is about half a point; a broken noise distribution scored 1.5% against 5.3%)
+    assert w_acc >= g_acc - max(0.01, 0.25 * g_acc)
     assert w_rho >= g_rho - 0.03
