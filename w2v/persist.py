@@ -37,7 +37,6 @@ import glob
 import json
 import logging
 import os
-import re
 import time
 import warnings
 
@@ -240,12 +239,6 @@ class _Shifted:
 
     def epoch_done(self, epoch, loss_sum, examples):
         self._inner.epoch_done(epoch + self._epoch0, loss_sum, examples)
-
-    def message(self, text):
-        m = re.match(r"epoch (\d+):", text)
-        if m:
-            text = f"epoch {int(m.group(1)) + self._epoch0}:" + text[m.end():]
-        self._inner.message(text)
 
     def __getattr__(self, name):
         return getattr(self._inner, name)

@@ -77,7 +77,7 @@ class Settings:
             need(ok, f"{name} must be an integer >= {lo} (got {v!r})")
             need(hi is None or v <= hi, f"{name} must be <= {hi} (got {v!r})")
 
-        def real(name, lo):
+        def real(name):
             v = getattr(self, name)
             ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
             need(ok, f"{name} must be a finite number (got {v!r})")
@@ -94,7 +94,7 @@ class Settings:
         integer("negative", 0, 1000)
         need(self.negative > 0 or self.hs, "need negative > 0 or hs (or both): nothing to train")
         for name in ("alpha", "min_alpha", "sample", "ns_exponent"):
-            real(name, 0)
+            real(name)
         need(self.alpha > 0, f"alpha must be > 0 (got {self.alpha!r})")
         need(0 <= self.min_alpha <= self.alpha, f"min_alpha must be in [0, alpha] (got {self.min_alpha!r})")
         need(self.sample >= 0, f"sample must be >= 0 (got {self.sample!r})")

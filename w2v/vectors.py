@@ -800,9 +800,7 @@ class KeyedVectors:
         exclude = np.full(len(words), -1, dtype=np.int64)
         for j, w in enumerate(words):
             if isinstance(w, np.ndarray):
-                if w.shape != (dim,):
-                    raise ParameterError(f"query vector {j} has shape {w.shape}, expected ({dim},)")
-                queries[j] = w
+                queries[j] = _check_vector(w, dim, f"query vector {j}")
             else:
                 i = self.get_index(w)
                 queries[j] = self.get_vector(i, norm=True)
