@@ -251,9 +251,9 @@ def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
         # alias entries: the high 32 bits of every packed entry is a word id
         need(int((t.noise_table >> np.uint64(32)).max()) < vocab_size, "noise table names a word outside the vocabulary")
     table("hs_codes", t.hs_codes, np.int8, vocab_size if s.hs else None)
-    table("hs_points", t.hs_points, np.int32, t.hs_codes.shape[0])
-    table("hs_lengths", t.hs_lengths, np.int32, t.hs_codes.shape[0])
+    table("hs_points", t.hs_points, np.int32, None)
     need(t.hs_points.shape == t.hs_codes.shape, "Huffman points and codes differ in shape")
+    table("hs_lengths", t.hs_lengths, np.int32, t.hs_codes.shape[0])
     if s.hs:
         need(0 <= int(t.hs_lengths.min()) and int(t.hs_lengths.max()) <= t.hs_codes.shape[1],
              "Huffman code lengths outside the code table")
