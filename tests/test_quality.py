@@ -1,7 +1,14 @@
 """Quality against gensim trained on the same tokens with the same settings (bundled corpus).
 
 The check is one-sided: w2v may score higher than gensim, never more than the
-tolerance lower.  Scores are means over seeds; both systems use 2 threads.
+tolerance lower.  Scores are means over four seeds.
+
+Both systems run on one thread, where each is deterministic for a given seed (checked:
+the same seed twice gives identical scores), so the outcome does not depend on thread
+scheduling.  With two threads the test flaked: per seed, WS-353 on this small corpus
+moves by about 0.02-0.03 (standard deviation, measured over seeds 1-10 for each mode),
+and a two-seed mean of gensim once landed 0.056 above w2v's in CI for CBOW with
+hierarchical softmax, although over ten seeds w2v's mean is the higher (0.231 vs 0.199).
 """
 import numpy as np
 import pytest
@@ -10,7 +17,7 @@ from .conftest import BUNDLED, EVAL
 
 gensim = pytest.importorskip("gensim")
 
-SEEDS = (1, 2)
+SEEDS = (1, 2, 3, 4)
 EPOCHS = 3
 
 
@@ -48,9 +55,9 @@ def test_quality_matches_gensim(tmp_path, model, hs, negative):
                     alpha=0.025 if model == "sg" else 0.05)
     scores = {"w2v": [], "gensim": []}
     for seed in SEEDS:
-        g = GensimWord2Vec(sentences, vector_size=100, sg=int(model == "sg"), workers=2, epochs=EPOCHS,
+        g = GensimWord2Vec(sentences, vector_size=100, sg=int(model == "sg"), workers=1, epochs=EPOCHS,
                            seed=seed, **settings)
-        m = Word2Vec(dim=100, model=model, threads=2, epochs=EPOCHS, seed=seed, tokenizer="simple",
+        m = Word2Vec(dim=100, model=model, threads=1, epochs=EPOCHS, seed=seed, tokenizer="simple",
                      **{**settings, "hs": bool(hs)}).train(str(BUNDLED))
         ours = KeyedVectors(100)
         ours.add_vectors(m.vocab.words, m.syn0)
