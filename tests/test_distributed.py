@@ -278,7 +278,13 @@ def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, 
         m.train(str(small_corpus), client=client, round_words=40_000, on_epoch_end=on_epoch_end)
     saved = Word2Vec.load(str(ckpt))
     assert saved.run_state["epochs_done"] == 1 and saved.run_state["epochs"] == 3
+    before = np.array(saved.syn0, copy=True)
     resumed = saved.train(str(small_corpus), client=client, round_words=40_000)
+    # it went on from the checkpoint's weights: the frequent words' rows moved but kept
+    # their direction (a run restarted from random rows would be at cosine ~0 to them)
+    a, b = before[:200], resumed.syn0[:200]
+    cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert not np.array_equal(a, b) and np.median(cos) > 0.5, np.median(cos)
     assert resumed.last_train["first_epoch"] == 1 and len(resumed.last_train["epoch_loss"]) == 2
     assert resumed.run_state["epochs_done"] == 3
     assert resumed.vocab.words == m.vocab.words

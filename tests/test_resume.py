@@ -170,6 +170,27 @@ def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, 
     assert name in str(err.value)
 
 
+def test_a_save_killed_between_its_renames_loads_the_version_left_aside(trained, tmp_path, caplog):
+    m = trained["sg-ns"]
+    path = tmp_path / "model"
+    m.save(str(path))
+    # killed after moving the old model aside, before renaming the new one in
+    aside = tmp_path / ".model.k1ll3d.old"
+    os.rename(path, aside)
+    with caplog.at_level("WARNING"):
+        back = Word2Vec.load(str(path))
+    assert_same_model(back, m)
+    assert "left aside" in caplog.text
+    # and one killed while deleting the replaced model: a partial copy stays aside
+    partial = tmp_path / ".model.p4rt.old"
+    shutil.copytree(aside, partial)
+    victim = sorted(f for f in os.listdir(partial) if f != "model.json")[0]
+    os.remove(partial / victim)
+    m.save(str(path))                          # the next save sweeps both away
+    assert sorted(os.listdir(tmp_path)) == ["model"]
+    assert_same_model(Word2Vec.load(str(path)), m)
+
+
 def test_load_errors(trained, tmp_path):
     with pytest.raises(FileNotFoundError):
         Word2Vec.load(str(tmp_path / "missing"))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import glob
 import json
 import logging
 import lzma
@@ -776,6 +777,11 @@ def save_native(kv, path, extra=None):
     finally:
         if aside is not None and tmp is None:
             shutil.rmtree(aside, ignore_errors=True)
+    # the new model is in place: the previous versions an earlier save left aside (one
+    # interrupted while deleting them) are no longer needed by load's recovery
+    for stale in glob.glob(os.path.join(parent, "." + glob.escape(os.path.basename(target)) + ".*.old")):
+        if os.path.isdir(stale) and not os.path.islink(stale):
+            shutil.rmtree(stale, ignore_errors=True)
 
 
 def _json_default(obj):
