@@ -775,13 +775,23 @@ def save_native(kv, path, extra=None):
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
     finally:
-        if aside is not None and tmp is None:
-            shutil.rmtree(aside, ignore_errors=True)
-    # the new model is in place: the previous versions an earlier save left aside (one
-    # interrupted while deleting them) are no longer needed by load's recovery
-    for stale in glob.glob(os.path.join(parent, "." + glob.escape(os.path.basename(target)) + ".*.old")):
-        if os.path.isdir(stale) and not os.path.islink(stale):
-            shutil.rmtree(stale, ignore_errors=True)
+        if tmp is None:
+            # the new model is in place: the version this save moved aside, and any an earlier
+            # save left (one interrupted while deleting it), are no longer needed by load's recovery
+            for stale in aside_dirs(target):
+                shutil.rmtree(stale, ignore_errors=True)
+
+
+def aside_dirs(path):
+    """The directories next to ``path`` where saves moved the model they replaced.
+
+    :func:`save_native` renames an existing model to ``.<name>.<random>.old``
+    before renaming the new one in, and deletes it afterwards; a save killed
+    in between leaves it there.
+    """
+    parent, name = os.path.split(os.path.abspath(path))
+    return [d for d in glob.glob(os.path.join(parent, "." + glob.escape(name) + ".*.old"))
+            if os.path.isdir(d) and not os.path.islink(d)]
 
 
 def _json_default(obj):

@@ -33,7 +33,6 @@ run).
 from __future__ import annotations
 
 import dataclasses
-import glob
 import json
 import logging
 import os
@@ -390,9 +389,9 @@ def save_model(model, path):
 # --------------------------------------------------------------------------- load
 def _recover_path(path):
     """A model replaced by a save that was killed between its two renames is left aside."""
-    parent, name = os.path.split(os.path.abspath(path))
-    found = [d for d in glob.glob(os.path.join(parent, "." + glob.escape(name) + ".*.old"))
-             if os.path.isfile(os.path.join(d, MODEL_FILE))]
+    from .formats import aside_dirs
+
+    found = [d for d in aside_dirs(path) if os.path.isfile(os.path.join(d, MODEL_FILE))]
     if not found:
         return None
     best = max(found, key=os.path.getmtime)
