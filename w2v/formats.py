@@ -756,7 +756,7 @@ def save_native(kv, path, extra=None):
         os.chmod(tmp, umask_mode(0o777))
         _fsync_dir(tmp)
         if os.path.lexists(target):
-            aside = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".old")
+            aside = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=ASIDE_SUFFIX)
             os.rmdir(aside)
             os.rename(target, aside)
         os.rename(tmp, target)
@@ -782,6 +782,10 @@ def save_native(kv, path, extra=None):
                 shutil.rmtree(stale, ignore_errors=True)
 
 
+#: suffix of the directory a save moves the model it replaces to (see :func:`aside_dirs`)
+ASIDE_SUFFIX = ".old"
+
+
 def aside_dirs(path):
     """The directories next to ``path`` where saves moved the model they replaced.
 
@@ -790,7 +794,7 @@ def aside_dirs(path):
     in between leaves it there.
     """
     parent, name = os.path.split(os.path.abspath(path))
-    return [d for d in glob.glob(os.path.join(parent, "." + glob.escape(name) + ".*.old"))
+    return [d for d in glob.glob(os.path.join(parent, "." + glob.escape(name) + ".*" + ASIDE_SUFFIX))
             if os.path.isdir(d) and not os.path.islink(d)]
 
 
