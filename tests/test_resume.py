@@ -253,15 +253,41 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     assert calls == [(2, 0, 2 * length)]
 
 
-def test_checkpointing_with_threads(small_corpus):
+def test_checkpointing_with_threads(small_corpus, monkeypatch):
+    """Epoch-by-epoch training (on_epoch_end) at 2 threads keeps the single stream's schedule.
+
+    Hogwild at 2 threads is not reproducible, so the schedule is checked exactly (the
+    ``train_epochs`` calls' epochs, position offsets and run length, and the words seen) and
+    the losses only loosely.  Measured on this 160k-word slice: two runs of the same settings
+    differ in epoch loss by sd 0.04-0.13 % on an idle machine, but by up to 1.4 % with one core
+    busy and 2.1 % once in CI (the split of jobs between the threads follows the scheduler).
+    A learning rate restarted at each epoch raises the losses by only 1.5-2.5 %, which is why
+    the schedule is asserted from the calls; the 5 % bound catches weights lost or reset
+    between epochs (epoch 1's loss is 16 % below epoch 0's).
+    """
+    import w2v.persist as persist
+
     kw = {**FAST, "epochs": 2, "threads": 2}
+    calls = []
+    real = persist.train_epochs
+
+    def spy(*args, **kwargs):
+        calls.append((args[5].epochs, args[5].threads, kwargs["position_offset"], kwargs["total_positions"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(persist, "train_epochs", spy)
     a = Word2Vec(**kw).train(str(small_corpus))
+    length = a._encoded.length
+    assert calls == [(2, 2, 0, 2 * length)]
+    calls.clear()
     ends = []
     b = Word2Vec(**kw).train(str(small_corpus), on_epoch_end=ends.append)
     assert ends == [0, 1]
+    assert calls == [(1, 2, 0, 2 * length), (1, 2, length, 2 * length)]
+    assert a.last_train["words"] == b.last_train["words"] == 2 * a._encoded.n_words
     la, lb = a.last_train["epoch_loss"], b.last_train["epoch_loss"]
-    np.testing.assert_allclose(la, lb, rtol=0.02)
-    assert a.last_train["words"] == b.last_train["words"]
+    np.testing.assert_allclose(la, lb, rtol=0.05)
+    assert lb[1] < 0.9 * lb[0]
 
 
 def test_train_on_a_model_with_a_vocabulary_keeps_weights_and_vocabulary(trained, small_corpus, tmp_path):
