@@ -2,6 +2,7 @@
 import functools
 import signal
 import threading
+import warnings
 
 import click
 
@@ -14,13 +15,16 @@ def one_line_errors(func):
     ``W2VError`` (every error the library raises on purpose), ``OSError``
     (files), ``KeyError`` (a word not in the vocabulary) and ``ValueError``
     become :class:`click.ClickException`; ``KeyboardInterrupt`` (Ctrl-C, and
-    SIGTERM or SIGHUP while the command runs) exits 130.
+    SIGTERM or SIGHUP while the command runs) exits 130.  Warnings
+    (e.g. a checkpoint resumed on another corpus) print as one
+    ``warning: ...`` line.
     """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
-            with _signals_interrupt():
+            with _signals_interrupt(), warnings.catch_warnings():
+                warnings.showwarning = _one_line_warning
                 return func(*args, **kwargs)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -35,6 +39,11 @@ def one_line_errors(func):
             raise click.ClickException(" ".join(text.split("\n")))
 
     return wrapper
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings reach the CLI's user as one ``warning: ...`` line on stderr (no source line)."""
+    click.echo("warning: " + " ".join(str(message).split("\n")), err=True)
 
 
 def _interrupt(signum, frame):  # pragma: no cover - exercised by subprocess tests

@@ -282,6 +282,59 @@ def test_cuda_without_gpu_or_numba_cuda_is_a_one_line_error(monkeypatch, small_c
         wc.cuda_status.cache_clear()
 
 
+def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_path):
+    """run_epochs_cuda's run bookkeeping (shared with the CPU path) with a stand-in for the device trainer.
+
+    A checkpoint after epoch 1 of 3 resumes at epoch 1 on the same corpus, with the run's
+    global positions and schedule; given another corpus it starts a new run and warns.
+    """
+    import w2v.cuda.train as ct
+    from w2v.model import Word2Vec
+    from w2v.persist import ResumeWarning, encode_with_vocab
+
+    calls = []
+
+    def fake_train(enc, syn0, syn1neg, syn1, tables, sub, progress=None, stop_event=None,
+                   position_offset=0, total_positions=None, **options):
+        calls.append((sub.epochs, position_offset, total_positions))
+        syn0 += 0.01    # "trained"
+        return {"epoch_loss": [1.0] * sub.epochs, "examples": 1, "kept": 1, "words": sub.epochs * enc.n_words,
+                "seconds": 0.0, "device": "cuda", "compile_seconds": 0.0, "device_bytes": 0,
+                "device_used_peak_bytes": 0, "resident": True, "batches": 1, "threads_per_block": 64,
+                "seg_max": 1, "atomics": False, "max_registers": 0, "segments": 1}
+
+    monkeypatch.setattr(ct, "require_cuda", lambda: None)
+    monkeypatch.setattr(ct, "train_epochs_cuda", fake_train)
+
+    class Stop(Exception):
+        pass
+
+    m = Word2Vec(dim=8, epochs=3, min_count=3, threads=1)
+    m.build_vocab(str(small_corpus))
+    length = m._encoded.length
+
+    def stop_after_first(epoch):
+        raise Stop
+
+    with pytest.raises(Stop):
+        ct.run_epochs_cuda(m, on_epoch_end=stop_after_first)
+    assert calls == [(1, 0, 3 * length)] and m.run_state["epochs_done"] == 1
+    calls.clear()
+    out = ct.run_epochs_cuda(m)
+    assert calls == [(2, length, 3 * length)] and out["first_epoch"] == 1 and m.run_state["epochs_done"] == 3
+
+    m.run_state["epochs_done"] = 1      # unfinished again, then given another corpus
+    other = tmp_path / "other.txt"
+    other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1000]), encoding="utf-8")
+    encode_with_vocab(m, str(other))
+    calls.clear()
+    with pytest.warns(ResumeWarning, match="another corpus"):
+        out = ct.run_epochs_cuda(m)
+    other_length = m._encoded.length
+    assert calls == [(3, 0, 3 * other_length)] and out["first_epoch"] == 0
+    assert m.run_state["epochs_done"] == 3 and m.run_state["corpus_length"] == other_length
+
+
 def test_cli_device_option_and_devices_command(tmp_path, small_corpus):
     import w2v.cuda as wc
     from cli.main import main

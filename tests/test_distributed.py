@@ -22,6 +22,7 @@ distributed = pytest.importorskip("distributed")
 from w2v import Word2Vec  # noqa: E402
 from w2v.corpus import scan_corpus  # noqa: E402
 from w2v.distributed import DistributedError, count_corpus, dask_client  # noqa: E402
+from w2v.persist import ResumeWarning  # noqa: E402
 from w2v.vocab import build_vocab  # noqa: E402
 
 from .conftest import BUNDLED, EVAL, ROOT  # noqa: E402
@@ -288,3 +289,11 @@ def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, 
     assert resumed.last_train["first_epoch"] == 1 and len(resumed.last_train["epoch_loss"]) == 2
     assert resumed.run_state["epochs_done"] == 3
     assert resumed.vocab.words == m.vocab.words
+
+    # the checkpoint given another corpus starts a new run over it, and says so
+    other = tmp_path / "other.txt"
+    other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
+    with pytest.warns(ResumeWarning, match="unfinished run .1 of 3 epochs. over another corpus"):
+        fresh = Word2Vec.load(str(ckpt)).train(str(other), client=client, round_words=40_000)
+    assert fresh.last_train["first_epoch"] == 0 and len(fresh.last_train["epoch_loss"]) == 3
+    assert fresh.run_state["epochs_done"] == 3 and fresh.run_state["corpus_words"] < saved.run_state["corpus_words"]

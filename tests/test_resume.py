@@ -17,7 +17,7 @@ import w2v
 from cli.main import main
 from w2v import Word2Vec
 from w2v.errors import FormatError, ParameterError, VocabularyError
-from w2v.persist import huffman_tree, update_settings
+from w2v.persist import ResumeWarning, huffman_tree, update_settings
 from w2v.sampling import HuffmanTree
 
 from .conftest import BUNDLED, EVAL, ROOT
@@ -252,6 +252,19 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     r.train(str(small_corpus))
     assert calls == [(2, 0, 2 * length)]
 
+    # an unfinished run given another corpus starts a new run over it, and says so
+    other = tmp_path / "other.txt"
+    other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
+    calls.clear()
+    u = Word2Vec.load(str(tmp_path / "epoch1"))
+    with pytest.warns(ResumeWarning, match=r"unfinished run \(1 of 2 epochs\) over another corpus"):
+        u.train(str(other))
+    other_length = u._encoded.length
+    assert other_length < length and calls == [(2, 0, 2 * other_length)]
+    assert u.last_train["first_epoch"] == 0 and len(u.last_train["epoch_loss"]) == 2
+    assert u.run_state == {"epochs": 2, "epochs_done": 2, "corpus_length": other_length,
+                           "corpus_words": u._encoded.n_words, "corpus_files": [str(other)]}
+
 
 def test_checkpointing_with_threads(small_corpus, monkeypatch):
     """Epoch-by-epoch training (on_epoch_end) at 2 threads keeps the single stream's schedule.
@@ -461,6 +474,30 @@ def run(args):
 
 
 CLI_FAST = ["--dim", "16", "--min-count", "3", "--threads", "1", "--quiet"]
+
+
+def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
+    class Stop(Exception):
+        pass
+
+    m = Word2Vec(**{**FAST, "epochs": 2})
+
+    def stop(epoch):
+        m.save(str(tmp_path / "ckpt"))
+        raise Stop
+
+    with pytest.raises(Stop):
+        m.train(str(small_corpus), on_epoch_end=stop)
+    other = tmp_path / "other.txt"
+    other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
+    res = run(["train", str(other), "--resume", str(tmp_path / "ckpt"), "-o", str(tmp_path / "v.bin"),
+               "--save-model", str(tmp_path / "m2"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    lines = [l for l in res.output.splitlines() if "unfinished run" in l]
+    assert lines == [f"warning: the model holds an unfinished run (1 of 2 epochs) over another corpus "
+                     f"({m._encoded.length} ids, this one has {Word2Vec.load(str(tmp_path / 'm2')).run_state['corpus_length']}); "
+                     f"starting a new run of 2 epochs"], res.output
+    assert "ResumeWarning" not in res.output and "Traceback" not in res.output
 
 
 def test_cli_save_model_and_resume(small_corpus, tmp_path):

@@ -713,6 +713,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     """
     require_distributed()
     from .shards import DEFAULT_SHARD_BYTES, plan_shards
+    from .persist import begin_run, show_remaining
     from .train import Progress, check_kernel_inputs, kernel_params
     from .vocab import build_vocab
 
@@ -798,15 +799,9 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
 
         # ------------------------------------------------------------ the run (or its remaining epochs)
         epochs = s.epochs
-        first = 0
-        state = getattr(model, "run_state", None)
         # the same corpus: the same number of in-vocabulary tokens (the stream length can
         # differ by a few sentence boundaries where shards were cut inside a line)
-        if state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0) \
-                and state.get("corpus_words") == n_words:
-            first = min(int(state["epochs_done"]), epochs)
-        model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
-                           "corpus_words": int(n_words), "corpus_files": model._corpus_files}
+        first = begin_run(model, length, n_words, same_corpus=lambda st: st.get("corpus_words") == n_words)
         lane_lengths = [[shapes[i][0] for i in range(a, b)] for a, b in lanes]
         lane_total = [sum(x) for x in lane_lengths]
         lane_futs = [encoded[a:b] for a, b in lanes]
@@ -821,10 +816,8 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             return ("full", cluster.scatter({"setup": setup, "weights": weights, "version": version},
                                             broadcast=broadcast))
 
-        progress = Progress(max(1, (epochs - first) * length), s, stream=progress_stream, quiet=quiet)
-        if first:   # the display covers the remaining epochs; the learning rate is the run's
-            run_alpha = progress.alpha_at
-            progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
+        progress = Progress(max(1, epochs * length), s, stream=progress_stream, quiet=quiet)
+        show_remaining(progress, first, epochs, length)   # the remaining epochs, at the run's rate
         stats = np.zeros((epochs, 4), np.float64)
         done = 0
         version = 0

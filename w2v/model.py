@@ -156,7 +156,8 @@ class Word2Vec:
         new schedule, as gensim does), except that a model holding an
         unfinished run (a checkpoint, see :meth:`save`) continues it: the
         remaining epochs run with the original schedule when the corpus is
-        the same (same encoded length).
+        the same (same encoded length); on another corpus a new run starts
+        and a :class:`w2v.persist.ResumeWarning` says so.
 
         Parameters
         ----------

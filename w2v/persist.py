@@ -51,7 +51,7 @@ from .vocab import Vocab
 logger = logging.getLogger(__name__)
 
 __all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model", "update_vocab",
-           "encode_with_vocab", "run_epochs", "huffman_tree", "ResumeWarning"]
+           "encode_with_vocab", "run_epochs", "begin_run", "show_remaining", "train_spans", "huffman_tree", "ResumeWarning"]
 
 MODEL_FORMAT = "w2v-model"
 MODEL_VERSION = 1
@@ -264,6 +264,96 @@ def _continued_states(saved, threads):
     return seed_states(int(np.bitwise_xor.reduce(saved.ravel())), threads)   # other thread count
 
 
+def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
+    """Record in ``model.run_state`` the run about to train; return its first epoch.
+
+    Every training path (CPU, CUDA, Dask) starts here.  An unfinished run
+    (``0 < epochs_done < epochs``, e.g. a checkpoint) over the same corpus
+    continues from ``epochs_done``; over another corpus a new run starts and
+    a :class:`ResumeWarning` says so; otherwise a new run starts at epoch 0.
+
+    Parameters
+    ----------
+    model : w2v.model.Word2Vec
+    length, n_words : int
+        The encoded corpus' length (ids and sentence ends) and in-vocabulary tokens.
+    same_corpus : callable, optional
+        ``same_corpus(run_state) -> bool``; default: the recorded
+        ``corpus_length`` equals ``length``.
+    stacklevel : int
+        Of the warning, so that it points at the user's ``train`` call.
+
+    Returns
+    -------
+    int
+        The first epoch to train (``settings.epochs`` if none is left).
+    """
+    epochs = model.settings.epochs
+    if same_corpus is None:
+        def same_corpus(st):
+            return st.get("corpus_length") == length
+    first = 0
+    state = getattr(model, "run_state", None)
+    if state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0):
+        if same_corpus(state):
+            first = min(int(state["epochs_done"]), epochs)
+        else:
+            warnings.warn(
+                f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
+                f"over another corpus ({state.get('corpus_length')} ids, this one has {length}); "
+                f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)
+    model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
+                       "corpus_words": int(n_words),
+                       "corpus_files": getattr(model, "_corpus_files", None)}
+    return first
+
+
+def show_remaining(progress, first, epochs, length):
+    """Make ``progress`` cover epochs ``first..epochs`` of a run while showing the run's learning rate."""
+    if progress is not None and first:
+        progress.total = max(1, (epochs - first) * length)
+        run_alpha = progress.alpha_at
+        progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
+
+
+def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merge=None):
+    """Train epochs ``first..epochs`` of the run that :func:`begin_run` recorded.
+
+    Without ``on_epoch_end`` the epochs are one call of ``train_span``; with
+    it, one call per epoch, after which ``model.run_state["epochs_done"]``
+    and ``model.last_train`` are up to date and ``on_epoch_end(epoch)`` is
+    called (a checkpoint saved then resumes exactly).
+
+    Parameters
+    ----------
+    train_span : callable
+        ``train_span(settings, progress, position_offset, total_positions)``
+        trains ``settings.epochs`` epochs from global position
+        ``position_offset`` of a run of ``total_positions`` ids (the
+        learning rate's schedule) and returns its result dict.
+    merge : callable, optional
+        ``merge(results, first)`` -> the run's result (default :func:`_merge`).
+    """
+    merge = merge or _merge
+    s = model.settings
+    epochs = s.epochs
+    length = model._encoded.length
+    total = max(1, epochs * length)
+    results = []
+    if first < epochs:
+        spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
+        for a, b in spans:
+            sub = dataclasses.replace(s, epochs=b - a)
+            shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
+            results.append(train_span(sub, shown, a * length, total))
+            model.run_state["epochs_done"] = b
+            if on_epoch_end is not None:
+                model._wv = None
+                model.last_train = merge(results, first)
+                on_epoch_end(b - 1)
+    return merge(results, first)
+
+
 def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
     """Run (or continue) a training run over the model's encoded corpus.
 
@@ -271,7 +361,7 @@ def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
     decaying from ``alpha`` to ``min_alpha`` over them.  If the model holds
     an unfinished run (``model.run_state``, e.g. from a checkpoint) over a
     corpus of the same encoded length, the remaining epochs run with the
-    original schedule and random states instead.
+    original schedule and random states instead (see :func:`begin_run`).
 
     Without ``on_epoch_end`` the epochs run in one job stream
     (:func:`w2v.train.train_epochs`).  With it, each epoch is one call of
@@ -283,51 +373,22 @@ def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
     """
     s = model.settings
     enc = model._encoded
-    length = enc.length
-    epochs = s.epochs
-    first = 0
-    rng = None
-    state = getattr(model, "run_state", None)
-    if state and state.get("epochs_done", 0) < state.get("epochs", 0) and state.get("epochs_done", 0) > 0:
-        if state.get("corpus_length") == length:
-            first = min(int(state["epochs_done"]), epochs)
-            rng = _continued_states(getattr(model, "_rng_states", None), s.threads)
-        else:
-            warnings.warn(
-                f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
-                f"over another corpus ({state.get('corpus_length')} ids, this one has {length}); "
-                f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=3)
+    first = begin_run(model, enc.length, enc.n_words)
+    # a resumed run continues its saved random states; a new one too if the model was trained
+    # (or loaded) before, so that its next epochs do not repeat the first ones' random choices;
+    # a fresh model starts from the seed
+    rng = _continued_states(getattr(model, "_rng_states", None), s.threads)
     if rng is None:
-        # a new run: a fresh model starts from the seed; a trained (or loaded) one continues its
-        # random streams, so that its next epochs do not repeat the first ones' random choices
-        rng = _continued_states(getattr(model, "_rng_states", None), s.threads)
-        if rng is None:
-            rng = seed_states(s.seed, s.threads)
+        rng = seed_states(s.seed, s.threads)
     model._rng_states = rng
-    model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
-                       "corpus_words": int(enc.n_words),
-                       "corpus_files": getattr(model, "_corpus_files", None)}
-    total = max(1, epochs * length)
-    results = []
-    if progress is not None and first:
-        # the display covers what this call trains; its learning rate is the run's
-        progress.total = max(1, (epochs - first) * length)
-        run_alpha = progress.alpha_at
-        progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
-    if first < epochs:
-        spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
-        for a, b in spans:
-            sub = dataclasses.replace(s, epochs=b - a)
-            shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
-            results.append(train_epochs(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
-                                        progress=shown, stop_event=stop_event, rng_states=rng,
-                                        position_offset=a * length, total_positions=total))
-            model.run_state["epochs_done"] = b
-            if on_epoch_end is not None:
-                model._wv = None
-                model.last_train = _merge(results, first)
-                on_epoch_end(b - 1)
-    return _merge(results, first)
+    show_remaining(progress, first, s.epochs, enc.length)
+
+    def train_span(sub, shown, offset, total):
+        return train_epochs(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
+                            progress=shown, stop_event=stop_event, rng_states=rng,
+                            position_offset=offset, total_positions=total)
+
+    return train_spans(model, first, train_span, progress, on_epoch_end)
 
 
 # --------------------------------------------------------------------------- save

@@ -32,8 +32,8 @@ import warnings
 import numpy as np
 
 from ..errors import DeviceError, ParameterError
+from ..persist import begin_run, show_remaining, train_spans
 from . import require_cuda, simulator_enabled
-from ..persist import _Shifted
 from ..train import epoch_mean_losses
 from .host import default_threads, derive_seeds, make_segments
 
@@ -388,40 +388,17 @@ def run_epochs_cuda(model, progress=None, stop_event=None, on_epoch_end=None, **
     them) and ``on_epoch_end(epoch)`` is called after each.  ``options`` go to
     :func:`train_epochs_cuda`.
     """
-    import dataclasses
-
     require_cuda()
-    s = model.settings
     enc = model._encoded
-    length = int(enc.length)
-    epochs = s.epochs
-    first = 0
-    state = getattr(model, "run_state", None)
-    if (state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0)
-            and state.get("corpus_length") == length):
-        first = min(int(state["epochs_done"]), epochs)
-    model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": length,
-                       "corpus_words": int(enc.n_words), "corpus_files": getattr(model, "_corpus_files", None)}
-    total = max(1, epochs * length)
-    if progress is not None and first:
-        progress.total = max(1, (epochs - first) * length)
-        run_alpha = progress.alpha_at
-        progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
-    results = []
-    if first < epochs:
-        spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
-        for a, b in spans:
-            sub = dataclasses.replace(s, epochs=b - a)
-            shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
-            results.append(train_epochs_cuda(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
-                                             progress=shown, stop_event=stop_event, position_offset=a * length,
-                                             total_positions=total, **options))
-            model.run_state["epochs_done"] = b
-            if on_epoch_end is not None:
-                model._wv = None
-                model.last_train = _merge(results, first)
-                on_epoch_end(b - 1)
-    return _merge(results, first)
+    first = begin_run(model, int(enc.length), enc.n_words)
+    show_remaining(progress, first, model.settings.epochs, int(enc.length))
+
+    def train_span(sub, shown, offset, total):
+        return train_epochs_cuda(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
+                                 progress=shown, stop_event=stop_event, position_offset=offset,
+                                 total_positions=total, **options)
+
+    return train_spans(model, first, train_span, progress, on_epoch_end, merge=_merge)
 
 
 def _merge(results, first):
