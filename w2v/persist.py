@@ -51,7 +51,8 @@ from .vocab import Vocab
 logger = logging.getLogger(__name__)
 
 __all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model", "update_vocab",
-           "encode_with_vocab", "run_epochs", "begin_run", "show_remaining", "train_spans", "huffman_tree", "ResumeWarning"]
+           "encode_with_vocab", "run_epochs", "begin_run", "show_remaining", "train_spans",
+           "huffman_tree", "ResumeWarning"]
 
 MODEL_FORMAT = "w2v-model"
 MODEL_VERSION = 1
