@@ -494,10 +494,10 @@ def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
                "--save-model", str(tmp_path / "m2"), "--quiet"])
     assert res.exit_code == 0, res.output
     lines = [l for l in res.output.splitlines() if "unfinished run" in l]
-    new_length = Word2Vec.load(str(tmp_path / "m2")).run_state["corpus_length"]
+    new = Word2Vec.load(str(tmp_path / "m2")).run_state
     assert lines == [f"warning: the model holds an unfinished run (1 of 2 epochs) over another corpus "
-                     f"({m._encoded.length} ids, this one has {new_length}); "
-                     f"starting a new run of 2 epochs"], res.output
+                     f"({m._encoded.length} ids and {m._encoded.n_words} words, this one has "
+                     f"{new['corpus_length']} and {new['corpus_words']}); starting a new run of 2 epochs"], res.output
     assert "ResumeWarning" not in res.output and "Traceback" not in res.output
 
 

@@ -301,7 +301,8 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
         else:
             warnings.warn(
                 f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
-                f"over another corpus ({state.get('corpus_length')} ids, this one has {length}); "
+                f"over another corpus ({state.get('corpus_length')} ids and {state.get('corpus_words')} words, "
+                f"this one has {length} and {n_words}); "
                 f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)
     model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
                        "corpus_words": int(n_words),
