@@ -78,6 +78,16 @@ def test_epoch_without_examples_says_why(tmp_path):
     assert re.search(r"epoch 1: mean loss \d+\.\d+ over [1-9]\d* examples", res.output), res.output
 
 
+def test_undecodable_bytes_are_one_warning_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"the cat sat on caf\xe9 mat \xff\xfe the cat sat\n" * 40)
+    res = run(["train", str(p), "-o", str(tmp_path / "v.bin"), "--min-count", "1", "--dim", "8", "--epochs", "1",
+               "--threads", "1", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == [f"warning: {p}: bytes that are not UTF-8 were read as U+FFFD: "
+                                       f"80 tokens (2 distinct words) hold it"], res.output
+
+
 def test_bad_paths_one_line(tmp_path, small_corpus, monkeypatch):
     assert_one_line_error(run(["train", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "v.bin")]), "not found")
     d = tmp_path / "emptydir"

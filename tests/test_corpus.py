@@ -4,12 +4,13 @@ import io
 import lzma
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
 
 from w2v.corpus import (SENTINEL, IdStream, encode_corpus, iter_token_lines, resolve_inputs, scan_corpus)
-from w2v.errors import CorpusError
+from w2v.errors import CorpusError, CorpusWarning
 from w2v.vocab import build_vocab
 
 
@@ -70,6 +71,28 @@ def test_undecodable_bytes_are_replaced(tmp_path):
     p.write_bytes(b"caf\xe9 ok \xff\xfe word\n")
     toks = tokens_of([str(p)])
     assert toks[1] == "ok" and toks[-1] == "word" and "\ufffd" in toks[0]
+
+
+def test_undecodable_bytes_are_reported(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"caf\xe9 ok \xff\xfe word\n" * 3)
+    # whitespace (byte scan) and char tokenizers keep U+FFFD in the words: tokens are counted
+    with pytest.warns(CorpusWarning, match=r"bad.txt: bytes that are not UTF-8 were read as U\+FFFD: "
+                                           r"6 tokens \(2 distinct words\) hold it"):
+        scan_corpus([str(p)]).stream.close()
+    with pytest.warns(CorpusWarning, match=r"9 tokens \(1 distinct word\) hold it"):
+        scan_corpus([str(p)], tokenizer="char").stream.close()
+    # the simple tokenizer drops it: the replaced sequences are counted (3 per line)
+    with pytest.warns(CorpusWarning, match=r"9 byte sequences, which the simple tokenizer then dropped"):
+        sc = scan_corpus([str(p)], tokenizer="simple")
+    assert sc.words == ["caf", "ok", "word"]
+    sc.stream.close()
+    good = tmp_path / "good.txt"
+    good.write_text("café ok word\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for tok in ("whitespace", "simple", "char"):
+            scan_corpus([str(good)], tokenizer=tok).stream.close()
 
 
 def test_stdin(monkeypatch):
@@ -184,6 +207,7 @@ def test_the_whitespace_tokenizer_sees_every_str_isspace_character():
                                                   0x2009}
 
 
+@pytest.mark.filterwarnings("ignore::w2v.errors.CorpusWarning")   # bad bytes on purpose (reported: see above)
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
 def test_byte_scan_equals_text_scan_on_unicode_spaces_and_bad_bytes(tmp_path, chunk):
     rng = np.random.default_rng(chunk)
@@ -216,6 +240,7 @@ def test_byte_scan_equals_text_scan_on_unicode_spaces_and_bad_bytes(tmp_path, ch
         got.stream.close()
 
 
+@pytest.mark.filterwarnings("ignore::w2v.errors.CorpusWarning")   # bad bytes on purpose (reported: see above)
 def test_byte_strings_that_decode_alike_are_one_word(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_bytes(b"\xff x \xfe \xef\xbf\xbd x\n\xff")     # three spellings of U+FFFD

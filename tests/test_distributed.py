@@ -22,6 +22,7 @@ distributed = pytest.importorskip("distributed")
 from w2v import Word2Vec  # noqa: E402
 from w2v.corpus import scan_corpus  # noqa: E402
 from w2v.distributed import DistributedError, count_corpus, dask_client  # noqa: E402
+from w2v.errors import CorpusWarning  # noqa: E402
 from w2v.persist import ResumeWarning  # noqa: E402
 from w2v.vocab import build_vocab  # noqa: E402
 
@@ -260,6 +261,15 @@ def test_options_are_checked(client, small_corpus):
         Word2Vec(**FAST).train(str(small_corpus), client=client, merge="sum")
     with pytest.raises(TypeError):
         Word2Vec(**FAST).train(str(small_corpus), round_words=10)
+
+
+def test_undecodable_bytes_are_reported_as_in_one_process(client, tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"the cat sat on caf\xe9 mat \xff\xfe the cat sat\n" * 40)
+    with pytest.warns(CorpusWarning, match=r"bad.txt: bytes that are not UTF-8 were read as U\+FFFD: "
+                                           r"80 tokens \(2 distinct words\) hold it"):
+        m = Word2Vec(**{**FAST, "epochs": 1}).train(str(p), client=client)
+    assert "caf\ufffd" in m.wv
 
 
 def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, tmp_path):

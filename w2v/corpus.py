@@ -15,6 +15,7 @@ as the sentinel ``-1``.  Sentences longer than ``max_sentence_length`` are
 split by the training kernel, never truncated.
 """
 import bz2
+import codecs
 import gzip
 import io
 import itertools
@@ -24,11 +25,13 @@ import re
 import stat
 import sys
 import tempfile
+import threading
+import warnings
 from collections import defaultdict
 
 import numpy as np
 
-from .errors import CorpusError, ParameterError
+from .errors import CorpusError, CorpusWarning, ParameterError
 
 SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
@@ -123,13 +126,34 @@ def open_binary(path):
         raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
 
 
+_decode_errors = threading.local()
+
+
+def _replace_and_count(exc):
+    """Decoding's ``errors="replace"`` (U+FFFD for each invalid sequence), counting them per thread."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _decode_errors.count = getattr(_decode_errors, "count", 0) + 1
+    return "\ufffd", exc.end
+
+
+codecs.register_error("w2v.replace", _replace_and_count)
+
+
+def replaced_sequences():
+    """How many undecodable byte sequences :func:`open_text` readers have replaced in this thread."""
+    return getattr(_decode_errors, "count", 0)
+
+
 def open_text(path):
     """Open a corpus file for reading as UTF-8 text, undecodable bytes replaced.
 
     ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly; ``"-"`` is
     standard input.  Line endings are not translated (``\\r`` is whitespace).
+    Each invalid byte sequence becomes U+FFFD, as with ``errors="replace"``,
+    and is counted (:func:`replaced_sequences`).
     """
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace", newline="")
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="w2v.replace", newline="")
 
 
 def input_size(files):
@@ -419,6 +443,7 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     if tokenizer not in TOKENIZERS:
         raise ParameterError(f"unknown tokenizer {tokenizer!r} (choose from {', '.join(TOKENIZERS)})")
     stream = IdStream(memory_budget, tmpdir)
+    replaced_before = replaced_sequences()
     try:
         if tokenizer == "whitespace" and not lowercase:
             words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress)
@@ -432,7 +457,41 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     if n_tokens == 0:
         stream.close()
         raise CorpusError("corpus is empty: no tokens in " + ", ".join(files))
+    warn_replaced_bytes(words, counts, files, replaced_sequences() - replaced_before, tokenizer, stacklevel=3)
     return ScannedCorpus(words, counts, stream, n_tokens, n_sentences, files)
+
+
+def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace", stacklevel=2):
+    """Warn (:class:`CorpusWarning`) when bytes of the corpus were not UTF-8.
+
+    The corpus readers decode with ``errors="replace"`` (a stray byte never
+    stops a run), so each undecodable byte sequence became U+FFFD.  This
+    says how many tokens hold it (words holding U+FFFD: a corpus that holds
+    U+FFFD itself counts too) or, when the tokenizer dropped it (``simple``
+    keeps only letters and digits), how many sequences were replaced.
+
+    Parameters
+    ----------
+    words, counts : list of str, array_like of int
+        The scanned vocabulary (before ``min_count``).
+    files : list of str
+        The corpus files, for the message.
+    sequences : int
+        Byte sequences the text readers replaced (:func:`replaced_sequences`).
+    tokenizer : str
+        For the message.
+    """
+    bad = [i for i, w in enumerate(words) if "\ufffd" in w]
+    if not bad and not sequences:
+        return
+    where = ", ".join(files[:3]) + (f" and {len(files) - 3} more files" if len(files) > 3 else "")
+    if bad:
+        tokens = int(np.asarray(counts, np.int64)[bad].sum())
+        detail = f"{tokens:,} tokens ({len(bad):,} distinct word{'s' if len(bad) > 1 else ''}) hold it"
+    else:
+        detail = f"{sequences:,} byte sequences, which the {tokenizer} tokenizer then dropped"
+    warnings.warn(f"{where}: bytes that are not UTF-8 were read as U+FFFD: {detail}", CorpusWarning,
+                  stacklevel=stacklevel)
 
 
 def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress):

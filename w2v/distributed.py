@@ -713,6 +713,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     """
     require_distributed()
     from .shards import DEFAULT_SHARD_BYTES, plan_shards
+    from .corpus import warn_replaced_bytes
     from .persist import begin_run, show_remaining
     from .train import Progress, check_kernel_inputs, kernel_params
     from .vocab import build_vocab
@@ -760,6 +761,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             words, word_counts = cluster.call(merged.result)
             if int(word_counts.sum()) == 0:
                 raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
+            warn_replaced_bytes(words, word_counts, list(dict.fromkeys(sh.path for sh in shards)), stacklevel=3)
             vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)
             del words, word_counts, counts
             vocab_index = submit(_vocab_index_task, merged, s.min_count, s.max_vocab_size)

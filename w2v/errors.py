@@ -48,3 +48,7 @@ class OutputError(W2VError):
 
 class DeviceError(W2VError):
     """The requested training device is unusable (e.g. ``cuda`` without numba-cuda or a GPU)."""
+
+
+class CorpusWarning(UserWarning):
+    """The corpus was read, but not quite as written: bytes that are not UTF-8 were replaced."""
