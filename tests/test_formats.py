@@ -82,6 +82,13 @@ def test_binary_without_newlines_and_with_extra_newlines(tmp_path):
     p.write_bytes(raw_binary(kv.index_to_key, kv.vectors, newline=False))
     same(kv, load(p, binary=True))
     same(kv, load(p))
+    # blank lines before a record's word are skipped, as word2vec.c's ReadWord and gensim do
+    extra = tmp_path / "extra.bin"
+    body = b"".join(b"\n\n" + w.encode("utf-8") + b" " + np.asarray(v, "<f4").tobytes() + b"\n"
+                    for w, v in zip(kv.index_to_key, kv.vectors))
+    extra.write_bytes(f"{len(kv)} {kv.vector_size}\n".encode() + body)
+    same(kv, load(extra, binary=True))
+    same(kv, load(extra))
 
 
 def test_text_variants_trailing_space_crlf_vec(tmp_path):
