@@ -1,7 +1,8 @@
-"""Typed exceptions raised by the library.
+"""Typed exceptions raised by the library, and its warnings.
 
 The CLI turns every :class:`W2VError` into a one-line message and a non-zero
-exit status; anything else is a bug.
+exit status; anything else is a bug.  Warnings (:class:`CorpusWarning`,
+:class:`ResumeWarning`) print as one ``warning: ...`` line there.
 """
 
 
@@ -52,3 +53,7 @@ class DeviceError(W2VError):
 
 class CorpusWarning(UserWarning):
     """The corpus was read, but not quite as written: bytes that are not UTF-8 were replaced."""
+
+
+class ResumeWarning(UserWarning):
+    """An unfinished run cannot be continued (another corpus): a new run starts instead."""

@@ -157,7 +157,7 @@ class Word2Vec:
         unfinished run (a checkpoint, see :meth:`save`) continues it: the
         remaining epochs run with the original schedule when the corpus is
         the same (same encoded length); on another corpus a new run starts
-        and a :class:`w2v.persist.ResumeWarning` says so.
+        and a :class:`w2v.ResumeWarning` says so.
 
         Parameters
         ----------

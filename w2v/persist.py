@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 
 from .corpus import encode_corpus, scan_corpus
-from .errors import FormatError, VocabularyError
+from .errors import FormatError, ResumeWarning, VocabularyError
 from .model import initial_input_rows
 from .sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from .train import Progress, seed_states, train_epochs
@@ -57,10 +57,6 @@ __all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model", "update_
 MODEL_FORMAT = "w2v-model"
 MODEL_VERSION = 1
 MODEL_FILE = "model.json"
-
-
-class ResumeWarning(UserWarning):
-    """An unfinished run cannot be continued (another corpus): a new run starts instead."""
 
 
 # --------------------------------------------------------------------------- Huffman tree
