@@ -297,7 +297,6 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     def fake_train(enc, syn0, syn1neg, syn1, tables, sub, progress=None, stop_event=None,
                    position_offset=0, total_positions=None, **options):
         calls.append((sub.epochs, position_offset, total_positions))
-        syn0 += 0.01    # "trained"
         return {"epoch_loss": [1.0] * sub.epochs, "examples": 1, "kept": 1, "words": sub.epochs * enc.n_words,
                 "seconds": 0.0, "device": "cuda", "compile_seconds": 0.0, "device_bytes": 0,
                 "device_used_peak_bytes": 0, "resident": True, "batches": 1, "threads_per_block": 64,

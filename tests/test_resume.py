@@ -273,7 +273,8 @@ def test_checkpointing_with_threads(small_corpus, monkeypatch):
     ``train_epochs`` calls' epochs, position offsets and run length, and the words seen) and
     the losses only loosely.  Measured on this 160k-word slice: two runs of the same settings
     differ in epoch loss by sd 0.04-0.13 % on an idle machine, but by up to 1.4 % with one core
-    busy and 2.1 % once in CI (the split of jobs between the threads follows the scheduler).
+    busy and 2.1 % once after test_distributed.py in the same run (the split of jobs between the
+    threads follows the scheduler).
     A learning rate restarted at each epoch raises the losses by only 1.5-2.5 %, which is why
     the schedule is asserted from the calls; the 5 % bound catches weights lost or reset
     between epochs (epoch 1's loss is 16 % below epoch 0's).
