@@ -743,6 +743,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
 
         # ------------------------------------------------------------ shards, vocabulary, encoding
         shards = plan_shards(corpus, shard_bytes or DEFAULT_SHARD_BYTES, min_shards=2 * n_workers)
+        corpus_files = list(dict.fromkeys(sh.path for sh in shards))
         lanes = split_lanes([sh.size for sh in shards], n_workers)
         lane_of = {i: k for k, (a, b) in enumerate(lanes) for i in range(a, b)}
         pin = {k: dict(workers=[workers[k]], allow_other_workers=True) for k in range(len(lanes))}
@@ -761,7 +762,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             words, word_counts = cluster.call(merged.result)
             if int(word_counts.sum()) == 0:
                 raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
-            warn_replaced_bytes(words, word_counts, list(dict.fromkeys(sh.path for sh in shards)), stacklevel=3)
+            warn_replaced_bytes(words, word_counts, corpus_files, stacklevel=3)
             vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)
             del words, word_counts, counts
             vocab_index = submit(_vocab_index_task, merged, s.min_count, s.max_vocab_size)
@@ -791,7 +792,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             model._encoded.close()
             model._encoded = None
         model.corpus_tokens = n_tokens
-        model._corpus_files = list(dict.fromkeys(sh.path for sh in shards))
+        model._corpus_files = corpus_files
         model.timings["vocab_seconds"] = time.perf_counter() - t0
         if not quiet:
             reporter.message(
