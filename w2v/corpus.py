@@ -655,6 +655,42 @@ class EncodedCorpus:
         self.stream.close()
 
 
+def id_table(remap):
+    """Look-up table for :func:`remap_ids`: ``remap`` shifted by one so that SENTINEL (-1) maps through index 0."""
+    table = np.empty(len(remap) + 1, np.int32)
+    table[0] = SENTINEL
+    table[1:] = remap
+    return table
+
+
+def remap_ids(ids, table, after_sentinel):
+    """Final ids of a block of provisional ids: out-of-vocabulary words dropped, empty sentences collapsed.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray of int32
+        Provisional ids, SENTINEL between sentences.
+    table : numpy.ndarray of int32
+        From :func:`id_table`; ``-2`` marks a word outside the vocabulary.
+    after_sentinel : bool
+        Whether the stream before this block ended a sentence (or this block starts it).
+
+    Returns
+    -------
+    numpy.ndarray of int32
+    """
+    new = table[ids + 1]
+    new = new[new != -2]
+    if new.size == 0:
+        return new
+    # a sentinel that follows a sentinel closes an empty sentence: drop it
+    sent = new == SENTINEL
+    prev = np.empty_like(sent)
+    prev[0] = after_sentinel
+    prev[1:] = sent[:-1]
+    return np.ascontiguousarray(new[~(sent & prev)])
+
+
 def encode_corpus(scanned, remap, vocab_size):
     """Turn a scanned corpus into final ids, in place.
 
@@ -669,23 +705,11 @@ def encode_corpus(scanned, remap, vocab_size):
     -------
     EncodedCorpus
     """
-    # shift by one so that SENTINEL (-1) maps through index 0
-    table = np.empty(remap.size + 1, np.int32)
-    table[0] = SENTINEL
-    table[1:] = remap
+    table = id_table(remap)
     prev_last = [SENTINEL]
 
-    # drop out-of-vocabulary ids, then collapse runs of sentinels (empty sentences)
     def transform(ids):
-        new = table[ids + 1]
-        new = new[new != -2]
-        if new.size == 0:
-            return new
-        sent = new == SENTINEL
-        prev = np.empty_like(sent)
-        prev[0] = prev_last[0] == SENTINEL
-        prev[1:] = sent[:-1]
-        new = new[~(sent & prev)]
+        new = remap_ids(ids, table, prev_last[0] == SENTINEL)
         if new.size:
             prev_last[0] = new[-1]
         return new

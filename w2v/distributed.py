@@ -966,16 +966,11 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
 
 def _result(stats, first, stop, seconds, log, n_workers, lanes, shards, round_words, n_rounds, length,
             merge, weights):
-    from .train import epoch_mean_losses
+    from .train import run_totals
 
-    st = stats[first:stop]
     mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
     return {
-        "epoch_loss": epoch_mean_losses(st),
-        "examples": int(st[:, 1].sum()),
-        "kept": int(st[:, 2].sum()),
-        "words": int(st[:, 3].sum()),
-        "seconds": seconds,
+        **run_totals(stats[first:stop], seconds),
         "first_epoch": first,
         "distributed": {
             "workers": n_workers, "lanes": len(lanes), "shards": len(shards), "merge": merge,

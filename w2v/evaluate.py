@@ -57,7 +57,7 @@ def default_eval_paths():
 
 def _read_lines(path):
     """Decoded lines of a (possibly compressed) UTF-8 text file."""
-    from .formats import _open_read
+    from .formats import _open_read, decode_utf8
 
     path = os.fspath(path)
     if os.path.isdir(path):
@@ -67,12 +67,7 @@ def _read_lines(path):
             raw = fin.read()
     except (EOFError, ValueError) as exc:
         raise FormatError(f"{path}: cannot read: {exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise FormatError(f"{path}: line {line}: not valid UTF-8") from None
-    return text.splitlines()
+    return decode_utf8(raw, path).splitlines()
 
 
 def _ok_vocab(kv, restrict_vocab, case_insensitive):
@@ -320,6 +315,17 @@ def _scipy_stats():
     return stats
 
 
+def _p_value(test, r, x, y):
+    """Two-sided p-value of ``scipy.stats.<test>(x, y)``; nan without scipy or for an undefined ``r``."""
+    stats = _scipy_stats()
+    if stats is None or math.isnan(r):
+        return float("nan")
+    try:
+        return float(getattr(stats, test)(np.asarray(x, np.float64), np.asarray(y, np.float64))[1])
+    except Exception:  # pragma: no cover
+        return float("nan")
+
+
 def pearson(x, y):
     """Pearson correlation and two-sided p-value.
 
@@ -334,14 +340,7 @@ def pearson(x, y):
         ``(r, p)``; ``p`` is nan when scipy is not installed.
     """
     r = _pearson_r(x, y)
-    p = float("nan")
-    stats = _scipy_stats()
-    if stats is not None and not math.isnan(r):
-        try:
-            p = float(stats.pearsonr(np.asarray(x, np.float64), np.asarray(y, np.float64))[1])
-        except Exception:  # pragma: no cover
-            pass
-    return r, p
+    return r, _p_value("pearsonr", r, x, y)
 
 
 def spearman(x, y):
@@ -358,14 +357,7 @@ def spearman(x, y):
         ``(rho, p)``; ``p`` is nan when scipy is not installed.
     """
     rho = _pearson_r(rankdata(x), rankdata(y))
-    p = float("nan")
-    stats = _scipy_stats()
-    if stats is not None and not math.isnan(rho):
-        try:
-            p = float(stats.spearmanr(x, y)[1])
-        except Exception:  # pragma: no cover
-            pass
-    return rho, p
+    return rho, _p_value("spearmanr", rho, x, y)
 
 
 def _parse_pair_line(line):

@@ -78,6 +78,15 @@ def _compression(path):
     return _COMPRESSED.get(Path(path).suffix.lower())
 
 
+def decode_utf8(raw, path):
+    """``raw.decode('utf-8')``; a FormatError naming the file and line where it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise FormatError(f"{path}: line {line}: not valid UTF-8") from None
+
+
 def _open_read(path):
     kind = _compression(path)
     if kind == "gzip":
@@ -816,6 +825,19 @@ def write_array(path, array):
         os.fsync(f.fileno())
 
 
+def _load_npy(path, mmap, missing="missing file"):
+    """``np.load`` of one array without pickle; every failure becomes a FormatError naming the file."""
+    try:
+        arr = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except FileNotFoundError:
+        raise FormatError(f"{path}: {missing}") from None
+    except (ValueError, OSError, EOFError) as exc:
+        raise FormatError(f"{path}: corrupt or truncated .npy file: {exc}") from None
+    if not isinstance(arr, np.ndarray):
+        raise FormatError(f"{path}: not a single .npy array")
+    return arr
+
+
 def read_array(path, dtype, shape=None, mmap=False):
     """Read one ``.npy`` array with ``allow_pickle=False`` and check its dtype and shape.
 
@@ -835,14 +857,7 @@ def read_array(path, dtype, shape=None, mmap=False):
         Missing, truncated or corrupt file, or another dtype/shape; the
         message names the file.
     """
-    try:
-        arr = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except FileNotFoundError:
-        raise FormatError(f"{path}: missing file") from None
-    except (ValueError, OSError, EOFError) as exc:
-        raise FormatError(f"{path}: corrupt or truncated .npy file: {exc}") from None
-    if not isinstance(arr, np.ndarray):
-        raise FormatError(f"{path}: not a single .npy array")
+    arr = _load_npy(path, mmap)
     if arr.dtype != np.dtype(dtype):
         raise FormatError(f"{path}: array dtype {arr.dtype}, expected {np.dtype(dtype)}")
     if shape is not None and (arr.ndim != len(shape) or any(
@@ -881,11 +896,7 @@ def _read_vocab(path, count):
             raw = f.read()
     except FileNotFoundError:
         raise FormatError(f"{path}: missing file (not a complete w2v native model)") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise FormatError(f"{path}: line {line}: not valid UTF-8") from None
+    text = decode_utf8(raw, path)
     body = text[:-1] if text.endswith("\n") else text
     parts = body.replace("\n", "\t").split("\t") if body else []
     n_lines = body.count("\n") + 1 if body else 0
@@ -953,15 +964,9 @@ def load_native(path, mmap=True):
     if not isinstance(settings, dict):
         raise FormatError(f"{meta_path}: settings must be an object")
     vec_path = os.path.join(path, "vectors.npy")
-    try:
-        vectors = np.load(vec_path, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except FileNotFoundError:
-        raise FormatError(f"{vec_path}: missing file (not a complete w2v native model)") from None
-    except (ValueError, OSError, EOFError) as exc:
-        raise FormatError(f"{vec_path}: corrupt or truncated .npy file: {exc}") from None
-    if not isinstance(vectors, np.ndarray) or vectors.ndim != 2 or vectors.shape != (count, dim):
-        shape = getattr(vectors, "shape", None)
-        raise FormatError(f"{vec_path}: array shape {shape} does not match meta.json ({count}, {dim})")
+    vectors = _load_npy(vec_path, mmap, missing="missing file (not a complete w2v native model)")
+    if vectors.shape != (count, dim):
+        raise FormatError(f"{vec_path}: array shape {vectors.shape} does not match meta.json ({count}, {dim})")
     if not np.issubdtype(vectors.dtype, np.floating):
         raise FormatError(f"{vec_path}: array dtype {vectors.dtype} is not floating point")
     if vectors.dtype != np.float32 or not vectors.flags.c_contiguous:

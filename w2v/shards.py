@@ -23,8 +23,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _read_chunks, open_text, token_pieces,
-                     resolve_inputs)
+from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _read_chunks, id_table, open_text, remap_ids,
+                     resolve_inputs, token_pieces)
 from .errors import CorpusError
 
 ALIGN_WINDOW = 1 << 16           # bytes searched for a newline after a nominal cut
@@ -305,15 +305,5 @@ def encode_ids(ids, shard_words, vocab_index):
     numpy.ndarray of int32
     """
     get = vocab_index.get
-    table = np.empty(len(shard_words) + 1, np.int32)
-    table[0] = SENTINEL
-    table[1:] = np.fromiter((get(w, -2) for w in shard_words), dtype=np.int32, count=len(shard_words))
-    new = table[ids + 1]
-    new = new[new != -2]
-    if new.size == 0:
-        return new
-    sent = new == SENTINEL
-    prev = np.empty_like(sent)
-    prev[0] = True
-    prev[1:] = sent[:-1]
-    return np.ascontiguousarray(new[~(sent & prev)])
+    remap = np.fromiter((get(w, -2) for w in shard_words), dtype=np.int32, count=len(shard_words))
+    return remap_ids(ids, id_table(remap), True)

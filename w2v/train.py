@@ -88,9 +88,19 @@ class Progress:
             self.stream.flush()
 
 
-def epoch_mean_losses(per_epoch):
-    """Mean loss per example of each epoch from rows ``[loss sum, examples, ...]`` (nan: none)."""
-    return [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch]
+def run_totals(per_epoch, seconds):
+    """The common part of a run's result from rows ``[loss sum, examples, kept, words]`` per epoch.
+
+    ``epoch_loss`` is the mean loss per example of each epoch (nan where it had none).
+    """
+    per_epoch = np.asarray(per_epoch)
+    return {
+        "epoch_loss": [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch],
+        "examples": int(per_epoch[:, 1].sum()),
+        "kept": int(per_epoch[:, 2].sum()),
+        "words": int(per_epoch[:, 3].sum()),
+        "seconds": seconds,
+    }
 
 
 def _fmt_seconds(s):
@@ -459,17 +469,12 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
             raise errors[0]
     seconds = time.perf_counter() - t0
     per_epoch = stats.sum(axis=0)
-    epoch_loss = epoch_mean_losses(per_epoch)
     if progress is not None:
         report(epochs - 1, force=True)
         for i in range(epochs):
             progress.epoch_done(i, per_epoch[i, 0], per_epoch[i, 1])
     return {
-        "epoch_loss": epoch_loss,
-        "examples": int(per_epoch[:, 1].sum()),
-        "kept": int(per_epoch[:, 2].sum()),
-        "words": int(per_epoch[:, 3].sum()),
-        "seconds": seconds,
+        **run_totals(per_epoch, seconds),
         "kernel_load_seconds": load_seconds,
         "replicas": len(replicas),
     }

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import DeviceError, ParameterError
 from ..persist import begin_run, show_remaining, train_spans
 from . import require_cuda, simulator_enabled
-from ..train import epoch_mean_losses
+from ..train import run_totals
 from .host import default_threads, derive_seeds, make_segments
 
 DEFAULT_BATCH_TOKENS = 1 << 24
@@ -352,17 +352,12 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
     d_syn1.copy_to_host(syn1)
     stats = d_stats.copy_to_host()
     seconds = time.perf_counter() - t0
-    epoch_loss = epoch_mean_losses(stats)
     if progress is not None:
         report(epochs - 1, force=True)
-        for i in range(len(epoch_loss)):
+        for i in range(len(stats)):
             progress.epoch_done(i, stats[i, 0], stats[i, 1])
     return {
-        "epoch_loss": epoch_loss,
-        "examples": int(stats[:, 1].sum()),
-        "kept": int(stats[:, 2].sum()),
-        "words": int(stats[:, 3].sum()),
-        "seconds": seconds,
+        **run_totals(stats, seconds),
         "device": "cuda-simulator" if sim else "cuda",
         "compile_seconds": compile_seconds,
         "device_bytes": int(allocated[0]),
