@@ -222,7 +222,7 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=args.threads_per_worker,
-                                  processes=True, dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                                  processes=True, dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         client.wait_for_workers(args.workers, timeout=120)
         res["cluster_start_seconds"] = time.perf_counter() - t0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS
-from w2v.errors import CorpusError, OutputError
+from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS, resolve_inputs
+from w2v.errors import CorpusError, OutputError, ParameterError
 from w2v.settings import available_cores
 
 from .common import one_line_errors
@@ -44,10 +44,41 @@ def check_distinct_outputs(**paths):
         key = os.path.realpath(path)
         other = seen.get(key)
         if other is not None and {other, name} != {"save_model", "checkpoint"}:
-            flag = {"output": "-o/--output"}.get(name, "--" + name.replace("_", "-"))
-            oflag = {"output": "-o/--output"}.get(other, "--" + other.replace("_", "-"))
-            raise OutputError(f"{oflag} and {flag} name the same path: {path}")
+            raise OutputError(f"{_flag(other)} and {_flag(name)} name the same path: {path}")
         seen.setdefault(key, name)
+
+
+def _flag(name):
+    return {"output": "-o/--output"}.get(name, "--" + name.replace("_", "-"))
+
+
+def check_outputs_not_corpus(corpus, **paths):
+    """Fail before training if an output would replace or hold part of the corpus.
+
+    An output may not be a corpus file (also through a link), lie inside a
+    corpus folder (it would replace a file there, or join the corpus of the
+    next run), or be a folder that holds a corpus file (a model directory is
+    replaced as a whole).
+    """
+    named = [p for p in corpus if p != "-"]
+    files = resolve_inputs(named) if named else []
+    inodes = {(st.st_dev, st.st_ino) for st in map(os.stat, files)}
+    real_files = [os.path.realpath(f) for f in files]
+    real_dirs = [os.path.realpath(p) for p in named if os.path.isdir(p)]
+    for name, path in paths.items():
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        if os.path.exists(path):
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) in inodes:
+                raise OutputError(f"{_flag(name)} {path} is a corpus file: training would overwrite it")
+        inside = next((d for d in real_dirs if real == d or real.startswith(d + os.sep)), None)
+        if inside is not None:
+            raise OutputError(f"{_flag(name)} {path} is inside the corpus folder {inside}")
+        held = next((f for f in real_files if f.startswith(real + os.sep)), None)
+        if held is not None:
+            raise OutputError(f"{_flag(name)} {path} holds the corpus file {held}: saving would replace it")
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -129,6 +160,8 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
         corpus = (str(BUNDLED_CORPUS),)
         if tokenizer is None:
             tokenizer = "simple"
+    if memory_budget < 0:   # in MiB here; the library's message would give bytes
+        raise ParameterError(f"--memory-budget must be >= 0 MiB (got {memory_budget})")
     if update_vocab and not resume:
         raise click.UsageError("--update-vocab needs --resume")
     if device == "cuda":   # one-line error before reading the corpus
@@ -155,6 +188,8 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
                      ns_exponent=ns_exponent, exact=exact, max_sentence_length=max_sentence_length,
                      tokenizer=tokenizer or "whitespace", lowercase=lowercase,
                      memory_budget=memory_budget << 20, device=device)
+    check_outputs_not_corpus(corpus, output=output, report_json=report_json, save_model=save_model,
+                             checkpoint=checkpoint)
     hook = full.checkpoint_hook(m, checkpoint, quiet) if checkpoint else None
     try:
         if scheduler or dask_workers is not None:

@@ -56,7 +56,8 @@ def test_train_writes_binary_and_text(small_corpus, tmp_path):
 @pytest.mark.parametrize("args,pattern", [
     (["--dim", "0"], "dim"), (["--window", "0"], "window"), (["--epochs", "0"], "epochs"),
     (["--negative", "-1"], "negative"), (["--negative", "0"], "negative"), (["--alpha", "0"], "alpha"),
-    (["--min-count", "100000"], "vocabulary is empty"),
+    (["--min-count", "100000"], "vocabulary is empty"), (["--epochs", "1000000000000"], "epochs must be <="),
+    (["--epochs", "99999999999999999999"], "epochs must be <="), (["--ns-exponent", "-1"], "ns_exponent"),
 ])
 def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--quiet"] + args)
@@ -161,6 +162,85 @@ def test_outputs_naming_the_same_path_are_refused_before_training(small_corpus, 
         args += [flag, str(same)]
     assert_one_line_error(run(args), "name the same path")
     assert not same.exists() and not (tmp_path / "v.bin").exists()
+
+
+@pytest.mark.parametrize("case", ["same", "link", "hardlink", "dotted", "report", "in-folder", "new-in-folder",
+                                  "xz"])
+def test_an_output_that_is_part_of_the_corpus_is_refused_before_training(small_corpus, tmp_path, case):
+    # `w2v train c.txt -o c.txt` once replaced the corpus by the vectors
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(small_corpus.read_bytes()[:50_000])
+    folder = tmp_path / "books"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(corpus.read_bytes())
+    (tmp_path / "link.txt").symlink_to(corpus)
+    os.link(corpus, tmp_path / "hard.txt")
+    xz = tmp_path / "c.txt.xz"
+    import lzma
+    xz.write_bytes(lzma.compress(corpus.read_bytes()))
+    args, pattern = {
+        "same": ([corpus, "-o", corpus], "is a corpus file"),
+        "link": ([tmp_path / "link.txt", "-o", corpus], "is a corpus file"),
+        "hardlink": ([corpus, "-o", tmp_path / "hard.txt"], "is a corpus file"),
+        "dotted": ([corpus, "-o", f"{tmp_path}/../{tmp_path.name}/c.txt"], "is a corpus file"),
+        "report": ([corpus, "-o", tmp_path / "v.bin", "--report-json", corpus], "is a corpus file"),
+        "in-folder": ([folder, "-o", folder / "a.txt"], "is a corpus file"),
+        "new-in-folder": ([folder, "-o", folder / "v.bin"], "is inside the corpus folder"),
+        "xz": ([xz, "-o", xz], "is a corpus file"),
+    }[case]
+    before = {p: p.read_bytes() for p in (corpus, folder / "a.txt", xz)}
+    res = run(["train"] + [str(a) for a in args] + ["--epochs", "1", "--threads", "1", "--dim", "8",
+                                                   "--min-count", "1", "-q"])
+    assert_one_line_error(res, pattern)
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (tmp_path / "v.bin").exists() and not (folder / "v.bin").exists()
+
+
+def test_save_model_holding_the_corpus_is_refused(small_corpus, tmp_path):
+    from cli.train import check_outputs_not_corpus
+    from w2v.errors import OutputError
+
+    model_dir = tmp_path / "m"
+    model_dir.mkdir()
+    (model_dir / "c.txt").write_text("a b c\n")
+    with pytest.raises(OutputError, match="holds the corpus file"):
+        check_outputs_not_corpus([str(model_dir / "c.txt")], save_model=str(model_dir))
+    check_outputs_not_corpus([str(model_dir / "c.txt")], save_model=str(tmp_path / "other"))   # no error
+    check_outputs_not_corpus(["-"], output=str(tmp_path / "v.bin"))
+
+
+def test_standard_input_twice_is_refused(tmp_path):
+    assert_one_line_error(run(["train", "-", "-", "-o", str(tmp_path / "v.bin")]), "more than once")
+
+
+def test_corrupt_gzip_corpus_one_line(small_corpus, tmp_path):
+    import gzip
+    raw = bytearray(gzip.compress(small_corpus.read_bytes()[:200_000]))
+    raw[len(raw) // 2] ^= 0xFF
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_bytes(bytes(raw))
+    res = run(["train", str(bad), "-o", str(tmp_path / "v.bin"), "--epochs", "1", "--dim", "8", "-q"])
+    assert_one_line_error(res, "cannot read corpus")
+    assert not (tmp_path / "v.bin").exists()
+
+
+def test_memory_budget_error_speaks_mib(small_corpus, tmp_path):
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--memory-budget", "-1"])
+    assert_one_line_error(res, "--memory-budget must be >= 0 MiB (got -1)")
+
+
+def test_malformed_scheduler_address_fails_at_once_in_one_line(small_corpus, tmp_path):
+    pytest.importorskip("distributed")
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(small_corpus),
+           "-o", str(tmp_path / "v.bin"), "-q", "--scheduler", "garbage"]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          cwd=os.path.dirname(os.path.dirname(__file__)))
+    # a Client whose constructor failed used to wait 20 s in its finalizer and print a traceback
+    assert time.monotonic() - t0 < 15
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "Error: cannot reach the Dask scheduler at garbage: missing port number in address 'garbage'"], proc.stderr
 
 
 def test_a_failed_save_model_leaves_the_vectors_file_as_it_was(small_corpus, tmp_path, monkeypatch):

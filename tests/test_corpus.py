@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from w2v.corpus import (SENTINEL, IdStream, encode_corpus, iter_token_lines, resolve_inputs, scan_corpus)
-from w2v.errors import CorpusError, CorpusWarning
+from w2v.errors import CorpusError, CorpusWarning, ParameterError
 from w2v.vocab import build_vocab
 
 
@@ -118,6 +118,16 @@ def test_bad_inputs(tmp_path):
     empty_dir.mkdir()
     with pytest.raises(CorpusError, match="no readable files"):
         resolve_inputs([str(empty_dir)])
+    with pytest.raises(CorpusError, match="no corpus given"):
+        resolve_inputs(None)
+    with pytest.raises(CorpusError, match="more than once"):
+        resolve_inputs(["-", "-"])
+    with pytest.raises(ParameterError, match="a corpus is a path or a list of paths"):
+        resolve_inputs(5)
+    with pytest.raises(ParameterError, match="a corpus is a path or a list of paths"):
+        resolve_inputs([str(tmp_path), 3])
+    (tmp_path / "one.txt").write_text("a b")
+    assert resolve_inputs(os.fsencode(tmp_path / "one.txt")) == [str(tmp_path / "one.txt")]   # bytes, as open()
     blank = tmp_path / "blank.txt"
     blank.write_text("  \n\n \t\n")
     with pytest.raises(CorpusError, match="empty"):

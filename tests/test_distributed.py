@@ -33,7 +33,7 @@ FAST = dict(dim=32, min_count=3, seed=3)
 
 def _local_cluster():
     return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                    dashboard_address=None, silence_logs=logging.CRITICAL)
+                                    dashboard_address=":0", silence_logs=logging.CRITICAL)
 
 
 @pytest.fixture(scope="module")
@@ -245,6 +245,29 @@ def test_cli_dask_workers_writes_the_same_files(small_corpus, tmp_path):
     assert np.all(np.isfinite(kv.vectors))
     moved = np.abs(kv.vectors - single.syn0).max(axis=1)   # the same seed starts from these rows
     assert np.mean(moved > 1e-3) > 0.9
+
+
+def test_cli_corrupt_corpus_on_dask_is_one_line(small_corpus, tmp_path):
+    # the local cluster's workers logged each try's traceback before the client's one-line error
+    import gzip
+    raw = bytearray(gzip.compress(small_corpus.read_bytes()[:200_000]))
+    raw[len(raw) // 2] ^= 0xFF
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_bytes(bytes(raw))
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(bad), "--dask-workers", "1",
+           "--epochs", "1", "--dim", "8", "-o", str(tmp_path / "v.bin"), "-q"]
+    import socket
+    with socket.socket() as taken:
+        try:   # dashboard_address=None took port 8787 all the same and warned when it was busy
+            taken.bind(("", 8787))
+            taken.listen()
+        except OSError:
+            pass   # busy already
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(ROOT))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"Error: cannot read corpus {bad}: ")
+    assert not (tmp_path / "v.bin").exists()
 
 
 def test_unreachable_scheduler_is_a_clear_error():

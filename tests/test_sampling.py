@@ -37,6 +37,23 @@ def test_alias_table_reproduces_distribution_exactly(power):
     np.testing.assert_allclose(implied, want, atol=1e-9)
 
 
+@pytest.mark.parametrize("power", [40.0, 200.0, 1e308])
+def test_alias_table_for_a_huge_exponent_puts_the_mass_on_the_top_words(power):
+    # counts ** power overflowed to inf: nan probabilities, which the alias table read as uniform
+    counts = np.array([1000, 1000, 999, 9, 1], np.int64)
+    thr, alias = alias_table(counts, power)
+    n = counts.size
+    implied = np.zeros(n)
+    for i in range(n):
+        a = min(thr[i], 2 ** 32) / 2 ** 32
+        implied[i] += a / n
+        implied[alias[i]] += (1 - a) / n
+    with np.errstate(over="ignore"):   # -inf for the rare words at 1e308: exp gives 0
+        want = np.exp(power * (np.log(counts) - np.log(1000)))   # exact, in log space
+    np.testing.assert_allclose(implied, want / want.sum(), atol=1e-9)
+    assert implied[0] == pytest.approx(implied[1], rel=1e-8) and implied[3] == 0 and implied[4] == 0
+
+
 @pytest.mark.parametrize("power", [0.75, 0.0])
 def test_packed_alias_table_decides_every_draw_like_the_two_arrays(power):
     """The CPU kernels' packed table picks the same word for every low-32-bit value."""

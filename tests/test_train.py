@@ -111,7 +111,8 @@ def test_outputs_load_in_gensim_with_same_vectors(small_corpus, tmp_path):
                                 dict(seed=-5), dict(seed=1.5), dict(max_vocab_size=2.5), dict(max_vocab_size=0),
                                 dict(memory_budget=1.5), dict(negative=True), dict(hs="false"),
                                 dict(cbow_mean="no"), dict(exact=1), dict(lowercase=None), dict(dim=10**12),
-                                dict(window=10**12), dict(max_sentence_length=10**12)])
+                                dict(window=10**12), dict(max_sentence_length=10**12), dict(epochs=10**12),
+                                dict(epochs=10**20)])
 def test_invalid_parameters(kw):
     with pytest.raises(ParameterError):
         Word2Vec(**kw)
@@ -128,6 +129,39 @@ def test_bad_corpora(tmp_path):
     e.write_text("")
     with pytest.raises(CorpusError):
         Word2Vec().train(str(e))
+
+
+def test_settings_changed_after_construction_are_checked_before_work(small_corpus):
+    m = Word2Vec(threads=1, **FAST)
+    m.settings.epochs = 0
+    with pytest.raises(ParameterError, match="epochs"):
+        m.build_vocab(str(small_corpus))
+    m.settings.epochs = 1
+    m.build_vocab(str(small_corpus))
+    m.settings.alpha = -1.0
+    with pytest.raises(ParameterError, match="alpha"):
+        m.train()
+    assert m.last_train is None   # nothing trained
+
+
+def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypatch):
+    # --threads 256 once took 4.4 GB on the bundled corpus: 16 MiB of replica per thread
+    import w2v.train as tr
+
+    assert tr.replica_budget(2) == tr.replica_budget(65) == tr.REPLICA_BYTES
+    assert 999 * tr.replica_budget(1000) <= tr.REPLICA_TOTAL_BYTES
+    made = []
+    real_init = tr.Replica.__init__
+
+    def spy(self, syn0, syn1neg, rows, **kw):
+        made.append(rows * 4 * syn0.shape[1] * syn0.itemsize)
+        real_init(self, syn0, syn1neg, rows, **kw)
+
+    monkeypatch.setattr(tr.Replica, "__init__", spy)
+    monkeypatch.setattr(tr, "REPLICA_TOTAL_BYTES", 1 << 20)
+    m = Word2Vec(threads=9, **{**FAST, "dim": 16}).train(str(small_corpus))
+    assert len(made) == 8 and 0 < sum(made) <= 1 << 20
+    assert np.all(np.isfinite(m.syn0))
 
 
 def test_on_disk_encoded_corpus_trains_identically(small_corpus):

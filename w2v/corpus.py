@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import warnings
+import zlib
 from collections import defaultdict
 
 import numpy as np
@@ -66,15 +67,21 @@ def resolve_inputs(paths):
         A path does not exist, is unreadable, holds an unreadable file or
         folder, or a directory holds no file.
     """
-    if isinstance(paths, (str, os.PathLike)):
+    if paths is None:
+        raise CorpusError("no corpus given")
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    paths = list(paths)
+    try:
+        paths = [os.fsdecode(p) for p in paths]
+    except TypeError:
+        raise ParameterError(f"a corpus is a path or a list of paths, not {paths!r}") from None
     if not paths:
         raise CorpusError("no corpus given")
     files = []
     for p in paths:
-        p = os.fspath(p)
         if p == "-":
+            if "-" in files:
+                raise CorpusError("standard input (-) given more than once")
             files.append(p)
             continue
         if not os.path.exists(p):
@@ -231,7 +238,7 @@ def _read_chunks(fh, path, chunk_chars, on_bytes=None, limit=None):
             limit -= 1
         try:
             data = fh.read(chunk_chars)
-        except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+        except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as exc:
             raise CorpusError(f"cannot read corpus {path}: {exc}") from None
         if not data:
             return

@@ -115,15 +115,21 @@ def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_ti
     try:
         if scheduler:
             try:
+                # a malformed address fails here, before a Client exists: a Client whose
+                # constructor failed still waits 20 s in its finalizer and prints a traceback
+                distributed.comm.resolve_address(scheduler)
                 client = distributed.Client(scheduler, timeout=connect_timeout, set_as_default=False)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise DistributedError(f"cannot reach the Dask scheduler at {scheduler}: "
                                        f"{' '.join(str(exc).split())}") from None
         else:
+            # CRITICAL: the workers would log, with a traceback, each error that the client
+            # raises anyway (a corrupt corpus file: once per retry).  Dashboard ":0" (any free
+            # port): with None the scheduler's HTTP server still takes 8787, and warns if it is taken
             cluster = distributed.LocalCluster(n_workers=int(n_workers or 2),
                                                threads_per_worker=int(threads_per_worker or 1),
-                                               processes=True, dashboard_address=None,
-                                               silence_logs=logging.ERROR)
+                                               processes=True, dashboard_address=":0",
+                                               silence_logs=logging.CRITICAL)
             client = distributed.Client(cluster, set_as_default=False)
     except DistributedError:
         raise

@@ -84,6 +84,7 @@ class Word2Vec:
         Word2Vec
             ``self``.
         """
+        self.settings.validate()
         if update:
             from .persist import update_vocab
             return update_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
@@ -189,6 +190,7 @@ class Word2Vec:
             ``self``.  ``self.last_train`` holds the per-epoch loss, counts
             and timings.
         """
+        self.settings.validate()   # settings may have been changed since the model was made
         if client is not None:
             from .distributed import train_distributed
             return train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,

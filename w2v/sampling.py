@@ -48,8 +48,15 @@ def keep_thresholds(counts, sample):
 
 
 def noise_distribution(counts, power=0.75):
-    """Unigram distribution raised to ``power`` and normalized (word2vec's noise)."""
-    w = np.asarray(counts, dtype=np.float64) ** power
+    """Unigram distribution raised to ``power`` and normalized (word2vec's noise).
+
+    The counts are scaled by the largest first, so that ``counts ** power``
+    cannot overflow for any finite ``power >= 0`` (a huge power puts all the
+    mass on the most frequent words instead of turning it into nan).
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    top = c.max() if c.size else 0.0
+    w = (c / top) ** power if top > 0 else c ** power
     return w / w.sum()
 
 

@@ -14,6 +14,7 @@ from .errors import ParameterError
 MAX_DIM = 100_000
 MAX_WINDOW = 10_000
 MAX_THREADS = 4096
+MAX_EPOCHS = 10_000
 MAX_SENTENCE_LENGTH = 1_000_000
 
 
@@ -88,7 +89,7 @@ class Settings:
                  f"{name} must be True or False (got {getattr(self, name)!r})")
         need(self.model in ("sg", "cbow"), f"model must be 'sg' or 'cbow', not {self.model!r}")
         # upper bounds far above any real use: each sizes a buffer or a loop that must fit in memory
-        for name, hi in (("dim", MAX_DIM), ("window", MAX_WINDOW), ("epochs", None), ("min_count", None),
+        for name, hi in (("dim", MAX_DIM), ("window", MAX_WINDOW), ("epochs", MAX_EPOCHS), ("min_count", None),
                          ("threads", MAX_THREADS), ("max_sentence_length", MAX_SENTENCE_LENGTH)):
             integer(name, 1, hi)
         integer("negative", 0, 1000)

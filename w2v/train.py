@@ -117,6 +117,7 @@ MIN_JOB_TOKENS = 1 << 13
 # shared matrices: the first FREQUENT_ROWS rows after every FREQUENT_MERGE_WORDS
 # trained words, the others after every REPLICA_MERGE_WORDS (see Replica).
 REPLICA_BYTES = 16 << 20
+REPLICA_TOTAL_BYTES = 1 << 30   # all replicas together: more threads than cores must not exhaust memory
 FREQUENT_ROWS = 1024
 FREQUENT_MERGE_WORDS = 8192
 REPLICA_MERGE_WORDS = 1 << 17
@@ -158,6 +159,12 @@ def choose_job_tokens(stream_length, threads):
     """Job size: big enough that Python overhead vanishes, small enough to balance threads."""
     per = stream_length // max(1, 16 * threads)
     return int(min(1 << 18, max(MIN_JOB_TOKENS, per)))
+
+
+def replica_budget(threads):
+    """Bytes of each worker's replica: :data:`REPLICA_BYTES`, less where ``threads - 1`` of them
+    would pass :data:`REPLICA_TOTAL_BYTES` (many more threads than cores)."""
+    return min(REPLICA_BYTES, REPLICA_TOTAL_BYTES // max(1, threads - 1))
 
 
 class Replica:
@@ -384,7 +391,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
 
     replicas = {}
     if threads > 1 and not s.exact:   # the per-pair mode stays word2vec.c's Hogwild
-        rows = Replica.rows_for(syn0)
+        rows = Replica.rows_for(syn0, replica_budget(threads))
         # on a small corpus (small jobs) the rarer rows are merged as often as a job's
         # ids, not once in many epochs
         merge_words = max(FREQUENT_MERGE_WORDS, min(REPLICA_MERGE_WORDS, job_tokens // 2))
