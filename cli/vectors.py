@@ -4,6 +4,7 @@ MODEL is a word2vec binary or text file (optionally ``.gz``/``.bz2``/``.xz``),
 a fastText ``.vec`` file or a native model directory; the format is detected.
 """
 import json
+import math
 import os
 
 import click
@@ -28,6 +29,25 @@ def _print_neighbours(results):
     width = max(len(w) for w, _ in results)
     for word, score in results:
         click.echo(f"{word:<{width}}  {score:.4f}")
+
+
+def _json_safe(value):
+    """``value`` with every NaN or infinite float replaced by None (JSON ``null``).
+
+    ``json.dumps`` writes such floats as bare ``NaN``/``Infinity``, which is
+    not JSON (strict parsers reject it); an undefined correlation (e.g. the
+    scores of a --pairs file are all equal) is reported as null instead.
+    numpy scalars become Python numbers.
+    """
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # a numpy scalar
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _topn(ctx, param, value):
@@ -140,7 +160,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
         report["pairs"].append({"file": path, "pearson": r, "pearson_p": rp, "spearman": rho,
                                 "spearman_p": sp, "oov_percent": oov})
     if as_json:
-        click.echo(json.dumps(report, indent=2, default=lambda x: None))
+        click.echo(json.dumps(_json_safe(report), indent=2, allow_nan=False))
         return
     click.echo(f"{kv!r}, restrict_vocab={restrict_vocab}")
     if report["analogies"]:
@@ -171,11 +191,25 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
 @click.option("--limit", type=int, default=None, help="Convert only the first N vectors.")
 @one_line_errors
 def convert(src, dst, to, limit):
-    """Convert vectors IN (any supported format) to OUT."""
+    """Convert vectors IN (any supported format) to OUT.
+
+    OUT may not be IN itself (also through a link): converting a file or
+    model in place would replace what it holds.  An existing full model
+    (saved by ``--save-model``) is never replaced by vectors only.
+    """
+    from w2v.errors import OutputError
     from w2v.formats import save
 
     if limit is not None and limit < 1:
         raise click.ClickException("--limit must be at least 1")
+    if os.path.exists(src) and os.path.exists(dst):
+        try:
+            same = os.path.samefile(src, dst)
+        except OSError:
+            same = os.path.realpath(src) == os.path.realpath(dst)
+        if same:
+            raise OutputError(f"cannot write {dst}: it is the input {src} itself (converting in place "
+                              "would replace it); write to another path")
     kv = _load(src, limit=limit)
     save(kv, dst, format=to)
     click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst}", err=True)

@@ -172,3 +172,48 @@ def test_one_line_errors(model, tmp_path):
     assert_one_line_error(run(["convert", path, notmodel, "--to", "native"]), "refusing")
     res = run(["convert", path, tmp_path / "y", "--to", "hdf5"])
     assert res.exit_code == 2 and "Traceback" not in res.output  # click usage error
+
+
+def test_eval_json_writes_null_for_an_undefined_correlation(model, tmp_path):
+    _, path = model
+    pairs = tmp_path / "flat.tsv"
+    pairs.write_text("man\twoman\t5\nking\tqueen\t5\nbig\tsmall\t5\n")   # constant scores: no correlation
+
+    def no_constants(name):
+        raise AssertionError(f"bare {name} is not JSON")
+
+    res = run(["eval", path, "--pairs", pairs, "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output, parse_constant=no_constants)   # strict: NaN/Infinity refused
+    p = report["pairs"][0]
+    assert p["pearson"] is None and p["spearman"] is None and p["pearson_p"] is None
+    assert p["oov_percent"] == 0.0
+    text = run(["eval", path, "--pairs", pairs])
+    assert text.exit_code == 0 and "nan" in text.output                 # the table still shows nan
+
+
+def test_similar_with_a_zero_vector(tmp_path):
+    path = tmp_path / "z.txt"
+    path.write_text("3 3\na 0 0 0\nb 1 2 3\nc 3 2 1\n")
+    res = run(["similar", path, "b"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == ["c  0.7143", "a  0.0000"]       # no nan, no warning
+    assert_one_line_error(run(["similar", path, "a"]), "'a' has a zero vector: no direction to compare")
+    assert_one_line_error(run(["analogy", path, "a", "a", "a", "--method", "3cosmul"]), "zero vector")
+
+
+def test_similar_on_a_huge_value(tmp_path):
+    # one value 3e38 (a valid float32): its square overflowed float32 and the query "cancelled out";
+    # a norm beyond half the float32 range is refused, a smaller one scores right
+    path = tmp_path / "huge.txt"
+    path.write_text("4 3\nthe 3e38 0.1 0.2\nb 1 2 3\nc 3 2 1\nd 1 1 1\n")
+    assert_one_line_error(run(["similar", path, "the"]), f"{path}: the vector of 'the' (row 0)")
+    path.write_text("4 3\nthe 1e38 0.1 0.2\nb 1 2 3\nc 3 2 1\nd 1 1 1\n")
+    res = run(["similar", path, "the"])
+    assert res.exit_code == 0, res.output
+    assert "warning" not in res.output and "cancel" not in res.output
+    lines = [line.split() for line in res.output.strip().splitlines()]
+    vecs = np.array([[1e38, .1, .2], [1, 2, 3], [3, 2, 1], [1, 1, 1]], np.float32).astype(np.float64)
+    cos = vecs @ vecs[0] / (np.linalg.norm(vecs, axis=1) * np.linalg.norm(vecs[0]))   # float64: no overflow
+    assert [w for w, _ in lines] == ["c", "d", "b"]
+    np.testing.assert_allclose([float(s) for _, s in lines], cos[[2, 3, 1]], atol=1e-4)

@@ -231,3 +231,46 @@ def test_works_without_scipy(trained, monkeypatch):
     assert p == with_scipy[0][0] and s == with_scipy[1][0] and oov == with_scipy[2]
     assert math.isnan(pp) and math.isnan(sp)
     assert ev.rankdata([3, 1, 2, 1]).tolist() == [4.0, 1.5, 3.0, 1.5]
+
+
+def offset_model(words_per_pair=8, dim=12, seed=0):
+    """Pairs (x_i, y_i) with y_i = x_i + one shared offset: 'x_i : y_i :: x_j : y_j' as raw vectors."""
+    rng = np.random.default_rng(seed)
+    offset = rng.standard_normal(dim)
+    xs = rng.standard_normal((words_per_pair, dim))
+    words = [f"x{i}" for i in range(words_per_pair)] + [f"y{i}" for i in range(words_per_pair)]
+    return words, np.vstack([xs, xs + offset]).astype(np.float32)
+
+
+@pytest.mark.filterwarnings("error")        # no overflow / invalid-value warnings
+@pytest.mark.parametrize("method", ["3cosadd", "3cosmul"])
+def test_analogies_with_zero_and_extreme_vectors(tmp_path, method):
+    words, vecs = offset_model()
+    questions = [f"x{i} y{i} x{j} y{j}" for i in range(8) for j in range(8) if i != j]
+    path = tmp_path / "q.txt"
+    path.write_text(": offsets\n" + "\n".join(questions) + "\n")
+    plain = KeyedVectors(words, vecs)
+    expected = plain.evaluate_word_analogies(path, case_insensitive=False, method=method)
+    assert expected[0] > 0.8     # unit vectors make the offsets approximate: most, not all, right
+    # the same directions, scaled by exact powers of two until their float32 squares overflow
+    # or vanish, plus a zero vector that takes part in no question
+    scaled = vecs.astype(np.float64)
+    big = [3, 11]
+    scaled[big] *= 2.0 ** 110           # norms ~1e33: squares overflow float32
+    scaled[[5, 12]] *= 2.0 ** -100      # values ~1e-30: squares vanish
+    extreme = KeyedVectors(words + ["zero"], np.vstack([scaled, np.zeros((1, 12))]).astype(np.float32))
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.linalg.norm(extreme.vectors[big], axis=1)).all()   # float32 squares overflow
+    score, sections = extreme.evaluate_word_analogies(path, case_insensitive=False, method=method)
+    assert score == expected[0] and sections[-1]["correct"] == expected[1][-1]["correct"]
+
+
+@pytest.mark.filterwarnings("error")
+def test_word_pairs_with_zero_vectors(tmp_path):
+    words, vecs = offset_model()
+    kv = KeyedVectors(words + ["zero"], np.vstack([vecs, np.zeros((1, 12), np.float32)]))
+    path = tmp_path / "p.txt"
+    path.write_text("x0 y0 9\nx1 zero 1\nx2 x3 4\nzero y4 2\n")
+    (r, _), (rho, _), oov = kv.evaluate_word_pairs(path, case_insensitive=False)
+    model = [kv.similarity("x0", "y0"), 0.0, kv.similarity("x2", "x3"), 0.0]
+    assert r == pytest.approx(ev.pearson([9, 1, 4, 2], model)[0]) and math.isfinite(rho) and oov == 0

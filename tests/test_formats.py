@@ -1,5 +1,6 @@
 """Loading and saving word vectors: word2vec binary/text, compressed, native; corrupt files."""
 import bz2
+import builtins
 import gzip
 import json
 import lzma
@@ -8,7 +9,10 @@ import time
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+import w2v.formats as formats
+from cli.main import main
 from w2v.errors import FormatError, OutputError, ParameterError
 from w2v.formats import (inspect, load, load_native, load_word2vec_format, save, save_native,
                          save_word2vec_format)
@@ -326,19 +330,21 @@ def test_unrepresentable_words_rejected(tmp_path, word):
         with pytest.raises(FormatError):
             save_word2vec_format(kv, tmp_path / "v.bin", binary=binary)
     assert not os.listdir(tmp_path)
-    if "\t" in word or "\n" in word:
+    if "\t" in word or "\n" in word or not word:
         with pytest.raises(FormatError):
             save_native(kv, tmp_path / "nat")
+        assert not os.listdir(tmp_path)
     else:
         save_native(kv, tmp_path / "nat")  # spaces are fine in vocab.tsv
         assert load(tmp_path / "nat").index_to_key == ["ok", word]
 
 
 def test_nan_vectors_rejected_on_save(tmp_path):
-    vecs = np.ones((2, 2), np.float32)
-    vecs[1, 0] = np.nan
+    kv = KeyedVectors(["a", "b"], np.ones((2, 2), np.float32))
+    kv.vectors[1, 0] = np.nan          # changed in place, after any check the constructor makes
     with pytest.raises(FormatError, match="NaN"):
-        save_word2vec_format(KeyedVectors(["a", "b"], vecs), tmp_path / "v.bin")
+        save_word2vec_format(kv, tmp_path / "v.bin")
+    assert not os.listdir(tmp_path)
 
 
 # --------------------------------------------------------------------------- corrupt files
@@ -438,6 +444,9 @@ def test_random_bytes(tmp_path):
     (b"2 2\na 1 2\nb 1e39 1\n", "line 3"),              # overflows float32
     (b"2 2\na 1 2\n\n", "line 3"),                      # empty line
     (b"1 2\n\xff\xfe 1 2\n", "line 2"),                 # undecodable word (text)
+    (b"2 2\na 1 2\nb 1_0 1\n", "'1_0'"),               # float() reads 10.0, strtof 1: neither
+    (b"2 2\na 1 2\nb \xd9\xa3 1\n", "line 3"),          # an Arabic-Indic digit: float() takes it
+    (b"2 2\na 1 2\nb 0x1p3 1\n", "line 3"),             # a hex float (strtof's, not float()'s)
 ])
 def test_corrupt_word2vec_files(tmp_path, content, match):
     p = tmp_path / "bad.txt"
@@ -562,3 +571,285 @@ def test_a_header_with_an_impossible_dim_fails_before_allocating(tmp_path):
     x = tmp_path / "v.bin.xz"
     x.write_bytes(lzma.compress(b"3 99999999999" + body))
     assert "implausible header" in expect_format_error(x, binary=True)
+
+
+# --------------------------------------------------------------------------- damaged .npy headers
+def test_every_damaged_npy_header_is_a_format_error(tmp_path):
+    # numpy's header parser raised tokenize.TokenError, SyntaxError and OverflowError ("memory
+    # mapped length must be positive", a "-" for a space: a negative shape) through load and info
+    kv = make_kv(5, 8)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    npy = path / "vectors.npy"
+    good = npy.read_bytes()
+    header_len = 10 + int.from_bytes(good[8:10], "little")
+    assert header_len == 128
+    outcomes = {"loaded": 0, "error": 0}
+    for i in range(header_len):
+        for mask in (0x01, 0x02, 0x0D, 0x20, 0x41, 0x80, 0xFF):
+            data = bytearray(good)
+            data[i] ^= mask
+            npy.write_bytes(bytes(data))
+            for mmap in (True, False):
+                try:
+                    back = load(path, mmap=mmap)
+                except FormatError as exc:
+                    assert "vectors.npy" in str(exc), (i, mask, str(exc))
+                    outcomes["error"] += 1
+                    continue
+                assert back.vectors.shape == (5, 8) and back.vectors.dtype == np.float32, (i, mask)
+                assert np.isfinite(back.vectors).all()
+                outcomes["loaded"] += 1
+            try:
+                assert inspect(path)["dim"] == 8
+            except FormatError as exc:
+                assert "vectors.npy" in str(exc)
+    # most damage is refused; a flip in the padding or the byte order still loads a (5, 8) array
+    assert outcomes["error"] > 10 * outcomes["loaded"] > 0, outcomes
+
+
+def test_npy_data_of_another_size_than_the_header_declares(tmp_path):
+    kv = make_kv(5, 4)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    npy = path / "vectors.npy"
+    good = npy.read_bytes()
+    npy.write_bytes(good + b"\0" * 16)        # trailing bytes: not what np.save writes
+    for mmap in (True, False):
+        assert "the file has" in expect_format_error(path, match="vectors.npy", mmap=mmap)
+    npy.write_bytes(good[:-1])
+    for mmap in (True, False):
+        assert "truncated" in expect_format_error(path, match="vectors.npy", mmap=mmap)
+    # a header declaring a huge or negative shape fails before numpy allocates or maps anything
+    data = good[128:]
+    for shape in ("(5, 4444444444444)", "(10**20, 4)", "(99999999999999999999999, 4)", "(-5, -4)"):
+        header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}".encode()
+        header = header.ljust(128 - 10 - 1) + b"\n"
+        npy.write_bytes(good[:8] + len(header).to_bytes(2, "little") + header + data)
+        for mmap in (True, False):
+            expect_format_error(path, match="vectors.npy", mmap=mmap)
+
+
+# --------------------------------------------------------------------------- unreadable files
+def _deny(monkeypatch, name):
+    """Make ``open`` in w2v.formats (which opens every model file) fail on files named ``name``."""
+    real = builtins.open
+
+    def fake(file, *args, **kwargs):
+        if os.path.basename(os.fspath(file)) == name:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(formats, "open", fake, raising=False)
+
+
+@pytest.mark.parametrize("name", ["meta.json", "vocab.tsv", "vectors.npy"])
+def test_unreadable_files_of_a_native_model_are_format_errors(tmp_path, monkeypatch, name):
+    # (permissions do not bind root, so open() is made to fail as it would for another user)
+    save_native(make_kv(), tmp_path / "m")
+    _deny(monkeypatch, name)
+    for mmap in (True, False):
+        msg = expect_format_error(tmp_path / "m", match=f"{name}: cannot read: Permission denied", mmap=mmap)
+        assert "corrupt" not in msg
+    with pytest.raises(FormatError, match="cannot read"):
+        inspect(tmp_path / "m")
+
+
+def test_an_unreadable_word2vec_file_is_a_format_error(tmp_path, monkeypatch):
+    save_word2vec_format(make_kv(), tmp_path / "v.bin")
+    _deny(monkeypatch, "v.bin")
+    expect_format_error(tmp_path / "v.bin", match="cannot read: Permission denied")
+    with pytest.raises(FormatError, match="cannot read"):
+        inspect(tmp_path / "v.bin")
+    with pytest.raises(FileNotFoundError):       # a missing file stays FileNotFoundError
+        load(tmp_path / "nope.bin")
+
+
+# --------------------------------------------------------------------------- non-finite values
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_native_vectors_with_nan_or_infinity_do_not_load(tmp_path, bad):
+    kv = make_kv(6, 4)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    vecs = np.load(path / "vectors.npy")
+    vecs[4, 2] = bad
+    np.save(path / "vectors.npy", vecs)
+    for mmap in (True, False):
+        msg = expect_format_error(path, match="vectors.npy", mmap=mmap)
+        assert "row 4" in msg and repr(kv.index_to_key[4]) in msg and "NaN or infinity" in msg
+    assert inspect(path)["count"] == 6       # info reads headers only, as for word2vec files
+
+
+def test_the_finite_check_of_a_memmap_goes_block_by_block(tmp_path):
+    n, dim = 45_000, 100                     # 4.5M values: more than one 4 Mi-value block
+    rng = np.random.default_rng(1)
+    kv = KeyedVectors([f"w{i}" for i in range(n)], rng.standard_normal((n, dim), dtype=np.float32))
+    path = tmp_path / "m"
+    save_native(kv, path)
+    back = load(path)
+    assert isinstance(back.vectors, np.memmap)
+    vecs = np.load(path / "vectors.npy")
+    vecs[n - 1, dim - 1] = np.nan           # in the last block
+    np.save(path / "vectors.npy", vecs)
+    assert "row 44999" in expect_format_error(path, match="vectors.npy")
+    # finite values whose sum overflows float32 still load (the block sum is only a fast path)
+    vecs[:] = 3e38
+    np.save(path / "vectors.npy", vecs)
+    assert np.array_equal(load(path).vectors, vecs)
+
+
+# --------------------------------------------------------------------------- long words
+@pytest.mark.parametrize("binary", [True, False])
+@pytest.mark.parametrize("char", ["x", "é"])
+def test_long_words_round_trip(tmp_path, binary, char):
+    # a word over 64 KiB was written to binary files and could not be read back
+    long = char * 70_000
+    kv = make_kv(4, 3, words=[long, "a", char * 100_000 + "b", "c"])
+    path = tmp_path / ("v.bin" if binary else "v.txt")
+    save_word2vec_format(kv, path, binary=binary)
+    for b in (binary, None):                    # explicit and detected
+        back = load_word2vec_format(path, binary=b)
+        same(kv, back)
+        assert back.source_format == ("word2vec-binary" if binary else "word2vec-text")
+    assert inspect(path)["format"] == ("word2vec-binary" if binary else "word2vec-text")
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_gensim_reads_the_long_words_w2v_writes(tmp_path, binary):
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    kv = make_kv(3, 4, words=["a", "é" * 70_000, "b"])
+    path = tmp_path / "v.bin"
+    save_word2vec_format(kv, path, binary=binary)
+    g = gensim_kv.KeyedVectors.load_word2vec_format(str(path), binary=binary)
+    assert list(g.index_to_key) == kv.index_to_key
+    np.testing.assert_allclose(g.vectors, kv.vectors, rtol=1e-6)
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_a_multi_megabyte_first_word_is_detected_as_text_or_binary(tmp_path, binary):
+    # the format sniffer looked at 4 MiB: a text file whose first word was longer read as binary
+    kv = make_kv(2, 3, words=["y" * (5 << 20), "b"])
+    path = tmp_path / "v.vec"
+    save_word2vec_format(kv, path, binary=binary)
+    back = load(path)
+    assert back.source_format == ("word2vec-binary" if binary else "word2vec-text")
+    same(kv, back)
+
+
+def test_what_the_writers_write_the_readers_read(tmp_path, monkeypatch):
+    # one limit for both sides: a word of _MAX_WORD bytes round-trips, a longer one is refused
+    # before anything is written (with the real limit, 128 MiB; shrunk here to keep the test fast)
+    from w2v.corpus import DEFAULT_CHUNK_CHARS
+
+    # the tokenizer cuts a run of non-space after 64 chunks: its longest token (4 bytes a character)
+    assert formats._MAX_WORD >= 65 * DEFAULT_CHUNK_CHARS * 4
+    monkeypatch.setattr(formats, "_MAX_WORD", 4096)
+    fits = make_kv(3, 2, words=["a", "é" * 2048, "b"])          # 4096 bytes
+    for binary in (True, False):
+        path = tmp_path / f"v{binary}.bin"
+        save_word2vec_format(fits, path, binary=binary)
+        same(fits, load(path))
+    over = make_kv(3, 2, words=["a", "é" * 2048 + "x", "b"])     # 4097 bytes
+    for binary in (True, False):
+        path = tmp_path / f"over{binary}.bin"
+        with pytest.raises(FormatError, match="longer than 4,096 bytes"):
+            save_word2vec_format(over, path, binary=binary)
+        assert not path.exists()
+    # and the reader refuses the longer word rather than reading without end
+    p = tmp_path / "long.bin"
+    p.write_bytes(raw_binary(["a", "z" * 5000], np.ones((2, 2), np.float32)))
+    assert "no space within 4096 bytes" in expect_format_error(p, binary=True)
+
+
+def test_words_without_utf8_encoding_are_refused_before_writing(tmp_path):
+    kv = make_kv(2, 2, words=["a", "b\ud800"])
+    for fn in (lambda: save_word2vec_format(kv, tmp_path / "v.bin"),
+               lambda: save_word2vec_format(kv, tmp_path / "v.txt", binary=False),
+               lambda: save_native(kv, tmp_path / "nat")):
+        with pytest.raises(FormatError, match="UTF-8"):
+            fn()
+    assert not os.listdir(tmp_path)
+
+
+# --------------------------------------------------------------------------- strict vocab.tsv
+@pytest.mark.parametrize("count", ["1_0", "+3", " 3", "3 ", "\u0663", "-1", "", "0x3", "3\r", "3.0", "1e3"])
+def test_vocab_counts_must_be_ascii_digits(tmp_path, count):
+    kv = make_kv(3, 2)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    lines = (path / "vocab.tsv").read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].split("\t")[0] + "\t" + count
+    (path / "vocab.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expect_format_error(path, match="vocab.tsv: line 2: bad count")
+
+
+def test_vocab_counts_up_to_int64(tmp_path):
+    kv = make_kv(2, 2)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    for count, ok in ((2 ** 63 - 1, True), (2 ** 63, False), (10 ** 30, False)):
+        (path / "vocab.tsv").write_text(f"the\t{count}\nnaïve\t007\n", encoding="utf-8")
+        if ok:
+            assert load(path).counts.tolist() == [count, 7]
+        else:
+            expect_format_error(path, match="line 1: count")
+
+
+def test_vocab_words_must_not_be_empty(tmp_path):
+    path = tmp_path / "m"
+    save_native(make_kv(3, 2), path)
+    (path / "vocab.tsv").write_text("the\t3\n\t2\na\t1\n", encoding="utf-8")
+    expect_format_error(path, match="line 2: empty word")
+    (path / "vocab.tsv").write_text("the\t3\nx\ry\t2\na\t1\n", encoding="utf-8")
+    expect_format_error(path, match="line 2")
+    # a space is a word's character in vocab.tsv (the word2vec writers refuse such words)
+    (path / "vocab.tsv").write_text("the\t3\nnew york\t2\na\t1\n", encoding="utf-8")
+    back = load(path)
+    assert back.index_to_key == ["the", "new york", "a"]
+    with pytest.raises(FormatError, match="whitespace"):
+        save_word2vec_format(back, tmp_path / "v.bin")
+    assert not (tmp_path / "v.bin").exists()
+
+
+def test_native_writer_refuses_negative_counts_before_writing(tmp_path):
+    kv = KeyedVectors(["a", "b"], np.ones((2, 2), np.float32), counts=[3, -1])
+    with pytest.raises(FormatError, match="counts must be >= 0"):
+        save_native(kv, tmp_path / "m")
+    assert not os.listdir(tmp_path)
+
+
+# --------------------------------------------------------------------------- in-place conversion
+def _cli(args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _one_line_error(res, *fragments):
+    assert res.exit_code == 1, res.output
+    out = res.output.strip()
+    assert "Traceback" not in out and len(out.splitlines()) == 1 and out.startswith("Error:"), out
+    for frag in fragments:
+        assert frag in out, out
+
+
+@pytest.mark.parametrize("name,to", [("v.bin", None), ("v.txt", None), ("v.bin", "text"), ("nat", None)])
+def test_convert_refuses_to_write_over_its_input(tmp_path, name, to):
+    # `w2v convert a.bin a.bin --to text` replaced the binary file by text; --limit truncated it
+    kv = make_kv(6, 3)
+    path = tmp_path / name
+    save(kv, path)
+    snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    link = tmp_path / "link"
+    link.symlink_to(path)
+    for out in (path, str(path) + os.sep if path.is_dir() else path, link, tmp_path / "." / name):
+        args = ["convert", path, out, "--limit", "2"] + (["--to", to] if to else [])
+        _one_line_error(_cli(args), "is the input")
+    if not path.is_dir():
+        hard = tmp_path / "hard"
+        os.link(path, hard)
+        _one_line_error(_cli(["convert", path, hard]), "is the input")
+        os.unlink(hard)
+    os.unlink(link)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
+    same(kv, load(path))
+    res = _cli(["convert", path, tmp_path / "copy.bin"])        # another path is fine
+    assert res.exit_code == 0, res.output

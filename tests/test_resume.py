@@ -129,6 +129,24 @@ def _corrupt_cases(path):
             (path / name).write_text(json.dumps(obj))
         return f
 
+    def poison(name, value):
+        def f():
+            arr = np.load(path / name)
+            arr[len(arr) // 2, 3] = value
+            np.save(path / name, arr)
+        return f
+
+    def flip(name, offset, mask):
+        def f():
+            data = bytearray((path / name).read_bytes())
+            if offset == "dim sign":        # the space before the shape's second number: "-"
+                at = data.index(b", ", data.index(b"'shape': (")) + 1
+            else:
+                at = offset
+            data[at] ^= mask
+            (path / name).write_bytes(bytes(data))
+        return f
+
     v = int(json.loads((path / "model.json").read_text())["vocab_size"])
     points = np.load(path / "huffman_points.npy")
     return {
@@ -152,14 +170,31 @@ def _corrupt_cases(path):
         "settings": ("model.json", edit_json("model.json", lambda o: o["settings"].update(dim=17))),
         "bad-setting": ("model.json", edit_json("model.json", lambda o: o["settings"].update(window=0))),
         "epochs-done": ("model.json", edit_json("model.json", lambda o: o["training"].update(epochs_done=9))),
+        "vectors-nan": ("vectors.npy", poison("vectors.npy", np.nan)),
+        "syn1neg-nan": ("syn1neg.npy", poison("syn1neg.npy", np.nan)),
+        "syn1-inf": ("syn1.npy", poison("syn1.npy", -np.inf)),
+        "syn1neg-header": ("syn1neg.npy", flip("syn1neg.npy", 60, 0x41)),      # once a tokenize.TokenError
+        "vectors-header": ("vectors.npy", flip("vectors.npy", "dim sign", 0x0D)),  # once OverflowError
+        "vocab-count": ("vocab.tsv", edit_vocab(path, lambda w, c: (w, "1_0"))),
+        "vocab-empty-word": ("vocab.tsv", edit_vocab(path, lambda w, c: ("", c))),
     }
+
+
+def edit_vocab(path, fn):
+    """Damage that rewrites the second line of vocab.tsv as ``fn(word, count)``."""
+    def f():
+        lines = (path / "vocab.tsv").read_text(encoding="utf-8").split("\n")
+        lines[1] = "\t".join(fn(*lines[1].split("\t")))
+        (path / "vocab.tsv").write_text("\n".join(lines), encoding="utf-8")
+    return f
 
 
 @pytest.mark.parametrize("case", [
     "syn1neg-truncated", "syn1-truncated", "vectors-truncated", "codes-truncated", "rng-truncated",
     "model-json-truncated", "meta-json-truncated", "vocab-truncated", "syn1neg-missing",
     "points-missing", "model-json-missing", "syn1neg-float64", "syn1neg-shape", "syn1neg-pickled",
-    "points-out-of-range", "version", "settings", "bad-setting", "epochs-done"])
+    "points-out-of-range", "version", "settings", "bad-setting", "epochs-done", "vectors-nan",
+    "syn1neg-nan", "syn1-inf", "syn1neg-header", "vectors-header", "vocab-count", "vocab-empty-word"])
 def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, tmp_path, case):
     path = tmp_path / "model"
     trained["cbow-hs-ns"].save(str(path))
@@ -168,6 +203,127 @@ def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, 
     with pytest.raises(FormatError) as err:
         Word2Vec.load(str(path))
     assert name in str(err.value)
+    if name in ("vectors.npy", "vocab.tsv", "meta.json"):      # the vectors-only view checks them too
+        with pytest.raises(FormatError, match=name):
+            w2v.load(str(path))
+
+
+def test_every_damaged_header_byte_of_a_weight_file_is_a_format_error(trained, tmp_path):
+    path = tmp_path / "model"
+    m = trained["sg-ns"]
+    m.save(str(path))
+    npy = path / "syn1neg.npy"
+    good = npy.read_bytes()
+    loaded = 0
+    for i in range(10 + int.from_bytes(good[8:10], "little")):
+        for mask in (0x0D, 0x41, 0xFF):
+            data = bytearray(good)
+            data[i] ^= mask
+            npy.write_bytes(bytes(data))
+            try:
+                n = Word2Vec.load(str(path))
+            except FormatError as exc:
+                assert "syn1neg.npy" in str(exc), (i, mask, str(exc))
+                continue
+            assert n.syn1neg.shape == m.syn1neg.shape and n.syn1neg.dtype == np.float32
+            loaded += 1
+    assert loaded < 20
+
+
+@pytest.mark.parametrize("name", ["model.json", "syn1neg.npy", "vocab.tsv"])
+def test_unreadable_model_files_are_format_errors(trained, tmp_path, monkeypatch, name):
+    import builtins
+
+    import w2v.formats as formats
+
+    path = tmp_path / "model"
+    trained["sg-ns"].save(str(path))
+    real = builtins.open
+
+    def deny(file, *args, **kwargs):      # permissions do not bind root: fail as they would
+        if os.path.basename(os.fspath(file)) == name:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(formats, "open", deny, raising=False)
+    with pytest.raises(FormatError, match=f"{name}: cannot read: Permission denied"):
+        Word2Vec.load(str(path))
+
+
+def test_nan_weights_never_reach_training(trained, tmp_path):
+    # a NaN in syn1neg.npy loaded, and training then reported a NaN loss
+    path = tmp_path / "model"
+    trained["sg-ns"].save(str(path))
+    syn1neg = np.load(path / "syn1neg.npy")
+    syn1neg[7] = np.nan
+    np.save(path / "syn1neg.npy", syn1neg)
+    with pytest.raises(FormatError, match=r"syn1neg.npy: row 7 \(word .*\) contains NaN"):
+        Word2Vec.load(str(path))
+    assert w2v.load(str(path)).vectors.shape == trained["sg-ns"].syn0.shape   # the vectors are fine
+
+
+# --------------------------------------------------------------------------- vectors over a full model
+def test_vectors_only_never_replace_a_full_model(trained, tmp_path):
+    from w2v.formats import save_native
+
+    m = trained["sg-ns"]
+    full = tmp_path / "full"
+    m.save(str(full))
+    before = {f: (full / f).read_bytes() for f in os.listdir(full)}
+    with pytest.raises(w2v.OutputError, match="full w2v model"):
+        save_native(m.wv, full)
+    with pytest.raises(w2v.OutputError, match="full w2v model"):
+        m.wv.save(str(full))
+    assert {f: (full / f).read_bytes() for f in os.listdir(full)} == before
+    assert sorted(os.listdir(tmp_path)) == ["full"]        # no temporary directory left
+    assert_same_model(Word2Vec.load(str(full)), m)
+    m.save(str(full))                                      # a full model replaces a full model
+    vectors = tmp_path / "vectors"
+    m.wv.save(str(vectors))
+    m.wv.save(str(vectors))                                # vectors replace vectors
+    m.save(str(vectors))                                   # a full model is a superset of vectors
+    assert_same_model(Word2Vec.load(str(vectors)), m)
+
+
+def test_vectors_only_never_replace_a_full_model_left_aside(trained, tmp_path):
+    # a save killed between its renames leaves the old model aside; Word2Vec.load recovers it,
+    # and a finished save deletes it: a vectors-only save must not be that save
+    m = trained["sg-ns"]
+    path = tmp_path / "model"
+    m.save(str(path))
+    os.rename(path, tmp_path / ".model.k1ll3d.old")
+    with pytest.raises(w2v.OutputError, match="interrupted save"):
+        m.wv.save(str(path))
+    assert sorted(os.listdir(tmp_path)) == [".model.k1ll3d.old"]
+    assert_same_model(Word2Vec.load(str(path)), m)
+
+
+def test_cli_convert_never_destroys_a_full_model(trained, tmp_path):
+    # `w2v convert MODEL_DIR MODEL_DIR` left only meta.json, vectors.npy and vocab.tsv (exit 0)
+    m = trained["sg-ns"]
+    full = tmp_path / "full"
+    m.save(str(full))
+    other = tmp_path / "other"
+    trained["sg-hs"].save(str(other))
+    snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    (tmp_path / "link").symlink_to(full)
+    m.wv.save_word2vec_format(str(tmp_path / "v.bin"))
+    for args in (["convert", full, full], ["convert", full, str(full) + "/"],
+                 ["convert", full, tmp_path / "link"], ["convert", tmp_path / "link", full],
+                 ["convert", full, full, "--limit", "3"], ["convert", full, other],
+                 ["convert", tmp_path / "v.bin", full], ["convert", full, other, "--to", "native"]):
+        res = run([str(a) for a in args])
+        assert res.exit_code == 1, (args, res.output)
+        out = res.output.strip()
+        assert out.startswith("Error:") and len(out.splitlines()) == 1 and "Traceback" not in out, out
+        assert "is the input" in out or "full w2v model" in out, out
+    os.unlink(tmp_path / "link")
+    os.unlink(tmp_path / "v.bin")
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
+    assert_same_model(Word2Vec.load(str(full)), m)
+    res = run(["convert", str(full), str(tmp_path / "vectors")])        # a new directory is fine
+    assert res.exit_code == 0, res.output
+    assert np.array_equal(w2v.load(str(tmp_path / "vectors")).vectors, m.syn0)
 
 
 def test_a_save_killed_between_its_renames_loads_the_version_left_aside(trained, tmp_path, caplog):

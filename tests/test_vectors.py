@@ -1,8 +1,10 @@
 """KeyedVectors: lookups, validation and similarity queries (checked against gensim)."""
+import math
+
 import numpy as np
 import pytest
 
-from w2v.errors import ParameterError, UnknownWordError, W2VError
+from w2v.errors import FormatError, ParameterError, UnknownWordError, W2VError
 from w2v.vectors import KeyedVectors
 
 
@@ -244,3 +246,241 @@ def test_query_vectors_of_the_wrong_length_and_bad_topn_raise_parameter_error():
     assert len(kv.most_similar(positive=[np.ones(16, np.float32)], topn=3)) == 3
     assert kv.most_similar("w1", topn=None).shape == (200,)
     assert kv.distances(np.ones(16)).shape == (200,)
+
+
+# --------------------------------------------------------------------------- extreme values
+def reference_cosines(vecs, query):
+    """Cosines in float64 from rows scaled by their largest |value| (exact for any finite row)."""
+    v = np.asarray(vecs, np.float64)
+    m = np.abs(v).max(axis=1, keepdims=True)
+    m[m == 0] = 1
+    u = v / m
+    n = np.linalg.norm(u, axis=1, keepdims=True)
+    n[n == 0] = 1
+    q = np.asarray(query, np.float64)
+    q = q / np.abs(q).max()
+    return (u / n) @ (q / np.linalg.norm(q))
+
+
+@pytest.fixture
+def extreme():
+    """Rows whose float32 squares overflow or vanish, and ordinary ones."""
+    rng = np.random.default_rng(5)
+    vecs = rng.standard_normal((40, 6)).astype(np.float32)
+    vecs[0, 2] = 1e38                      # a norm just inside half the float32 range
+    vecs[1, :] = [3e37, -3e37, 1, 2, 3e37, 0]
+    vecs[2] = vecs[7] * np.float32(2.0 ** 120)  # same direction as w7, norm ~1e36 (squares overflow)
+    vecs[3] = vecs[8] * np.float32(2.0 ** -100)  # same direction as w8, values ~1e-30 (squares vanish)
+    vecs[4, :] = [1e-30, 0, 0, 0, 0, 2e-30]
+    return KeyedVectors([f"w{i}" for i in range(len(vecs))], vecs)
+
+
+@pytest.mark.filterwarnings("error")       # no 'overflow encountered' warning either
+def test_norms_and_unit_vectors_right_for_any_finite_row(extreme):
+    kv = extreme
+    v64 = kv.vectors.astype(np.float64)
+    m = np.abs(v64).max(axis=1, keepdims=True)
+    exact = m[:, 0] * np.linalg.norm(v64 / m, axis=1)
+    # the float32 rounding of the exact norm
+    np.testing.assert_allclose(kv.norms, exact.astype(np.float32), rtol=1e-6)
+    normed = kv.get_normed_vectors()
+    np.testing.assert_allclose(np.linalg.norm(normed.astype(np.float64), axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(normed, v64 / exact[:, None], rtol=1e-5, atol=1e-7)
+    fresh = KeyedVectors(kv.index_to_key, kv.vectors)     # get_vector before get_normed_vectors
+    for i in range(6):
+        np.testing.assert_allclose(fresh.get_vector(i, norm=True), normed[i], rtol=1e-6, atol=1e-7)
+    # ordinary rows keep numpy's (and gensim's) norms bit for bit
+    assert np.array_equal(kv.norms[5:], np.linalg.norm(kv.vectors[5:], axis=1))
+
+
+@pytest.mark.filterwarnings("error")
+def test_queries_right_with_extreme_rows(extreme):
+    kv = extreme
+    for word in ["w0", "w1", "w2", "w3", "w4", "w9"]:
+        ref = reference_cosines(kv.vectors, kv[word])
+        scores = kv.most_similar(word, topn=None)
+        np.testing.assert_allclose(scores, ref, atol=2e-6)
+        res = kv.most_similar(word, topn=5)
+        # w3 and w8 (w2 and w7) point the same way: compare scores, ties in any order
+        others = np.array([i for i in range(len(kv)) if f"w{i}" != word])
+        best = np.sort(ref[others])[::-1][:5]
+        np.testing.assert_allclose([s for _, s in res], best, atol=2e-6)
+        np.testing.assert_allclose([ref[int(w[1:])] for w, _ in res], best, atol=2e-6)
+        batch = kv.most_similar_batch([word], topn=5)[0]
+        np.testing.assert_allclose([ref[int(w[1:])] for w, _ in batch], best, atol=2e-6)
+        np.testing.assert_allclose(kv.distances(word), 1 - ref, atol=2e-6)
+    # a scaled copy of a row is the same direction: cosine 1
+    assert kv.similarity("w2", "w7") == pytest.approx(1.0, abs=1e-6)
+    assert kv.similarity("w3", "w8") == pytest.approx(1.0, abs=1e-6)
+    assert kv.most_similar("w7", topn=1)[0] == ("w2", pytest.approx(1.0, abs=1e-6))
+    assert kv.n_similarity(["w0", "w2"], ["w2", "w0"]) == pytest.approx(1.0, abs=1e-6)
+    cos = kv.most_similar_cosmul("w1", topn=None)
+    np.testing.assert_allclose(cos, (1 + reference_cosines(kv.vectors, kv["w1"])) / 2, atol=2e-6)
+    np.testing.assert_allclose(kv.cosine_similarities(kv["w9"], kv.vectors), reference_cosines(kv.vectors, kv["w9"]),
+                               atol=2e-6)
+
+
+@pytest.mark.parametrize("row", [[3e38, 0.1, 0.2], [3e38, -3e38, 1.0], [1.3e38, 1.3e38, 0.0]])
+def test_a_norm_beyond_half_the_float32_range_is_refused(row):
+    # a score is row . q / norm in float32: such a row's dot products could overflow
+    kv = KeyedVectors(["a", "b"], np.array([[1, 2, 3], row], np.float32))
+    with pytest.raises(ParameterError, match=r"'b' \(row 1\) .*half the float32 range"):
+        kv.most_similar("a")
+    fine = KeyedVectors(["a", "b"], np.array([[1, 2, 3], [1e38, 1e37, 0]], np.float32))
+    assert fine.most_similar("a")[0] == ("b", pytest.approx(float(np.dot([1, 2, 3], [1, .1, 0]) /
+                                                                  np.linalg.norm([1, 2, 3]) / np.linalg.norm([1, .1, 0])),
+                                                            abs=1e-6))
+
+
+# --------------------------------------------------------------------------- zero vectors
+@pytest.fixture
+def zero_kv():
+    return KeyedVectors(["a", "b", "c"], np.array([[0, 0, 0], [1, 2, 3], [3, 2, 1]], np.float32))
+
+
+@pytest.mark.filterwarnings("error")   # no 'invalid value encountered in divide'
+def test_zero_vector_has_cosine_zero(zero_kv):
+    kv = zero_kv
+    res = kv.most_similar("b")
+    assert res[0][0] == "c" and res[1] == ("a", 0.0) and math.copysign(1, res[1][1]) == 1  # not -0.0
+    assert kv.most_similar("b", topn=None)[0] == 0.0
+    assert kv.most_similar_batch(["b"])[0][1] == ("a", 0.0)
+    np.testing.assert_array_equal(kv.distances("a"), [1.0, 1.0, 1.0])
+    assert kv.distances("b")[0] == 1.0 and kv.distances("b", ["a"]).tolist() == [1.0]
+    assert kv.similarity("a", "b") == 0.0 and kv.distance("a", "c") == 1.0
+    assert kv.n_similarity(["a"], ["b"]) == 0.0
+    assert kv.cosine_similarities(np.zeros(3), kv.vectors).tolist() == [0.0, 0.0, 0.0]
+    assert kv.cosine_similarities(np.ones(3), kv.vectors)[0] == 0.0
+    assert np.array_equal(kv.get_vector("a", norm=True), np.zeros(3))
+    assert np.array_equal(kv.get_normed_vectors()[0], np.zeros(3))
+    assert kv.rank_by_centrality(["a", "b", "c"])[-1][1] == "a"
+    cosmul = kv.most_similar_cosmul("b", topn=None)
+    assert cosmul[0] == pytest.approx(0.5 / 1.000001) and np.all(np.isfinite(cosmul))
+
+
+def test_querying_a_zero_vector_names_the_word(zero_kv):
+    kv = zero_kv
+    for call in (lambda: kv.most_similar("a"), lambda: kv.similar_by_word("a"),
+                 lambda: kv.most_similar_cosmul("a"), lambda: kv.most_similar_batch(["b", "a"]),
+                 lambda: kv.most_similar(["a"], negative=["a"])):
+        with pytest.raises(ParameterError, match="^'a' has a zero vector: no direction to compare$"):
+            call()
+    for call in (lambda: kv.similar_by_vector(np.zeros(3)), lambda: kv.most_similar([np.zeros(3)])):
+        with pytest.raises(ParameterError, match="the query vector is the zero vector"):
+            call()
+    with pytest.raises(ParameterError, match="query vector 1 is the zero vector"):
+        kv.most_similar_batch(["b", np.zeros(3)])
+    with pytest.raises(ParameterError, match="cancel out"):      # a real cancellation is still told so
+        kv.most_similar(["b"], negative=["b"])
+    with pytest.raises(ParameterError, match="weight 0"):
+        kv.most_similar([("b", 0)])
+    # a zero vector among other terms contributes nothing, as in gensim
+    assert [w for w, _ in kv.most_similar(["a", "b"])] == ["c"]
+
+
+# --------------------------------------------------------------------------- typed errors
+def test_n_similarity_errors():
+    kv = random_kv(10, 4)
+    for ws1, ws2 in (([], ["w1"]), (["w1"], [])):
+        with pytest.raises(ParameterError, match="empty word list") as info:
+            kv.n_similarity(ws1, ws2)
+        assert isinstance(info.value, ZeroDivisionError)      # what gensim raises
+    with pytest.raises(UnknownWordError, match="'unknown'"):   # was a silent 0.0
+        kv.n_similarity(["w1"], ["unknown"])
+    with pytest.raises(UnknownWordError, match="'unknown'"):
+        kv.n_similarity(["w1", "unknown"], ["w2"])
+    with pytest.raises(ParameterError, match="not a str"):
+        kv.n_similarity("w1", ["w2"])
+
+
+def test_bad_query_terms_and_weights():
+    kv = random_kv(10, 4)
+    for positive in ([("w1", "x")], [("w1", None)], [("w1", True)], [("w1", 1.0, 2.0)], [1.5], [None],
+                     [("w1", float("nan"))], [("w1", float("inf"))], 1.5):
+        with pytest.raises(ParameterError):
+            kv.most_similar(positive)
+    with pytest.raises(ParameterError, match="weight of 'w1' must be a number"):
+        kv.most_similar([("w1", "x")])
+    with pytest.raises(ParameterError, match="weight of 'w1' is not finite"):
+        kv.most_similar(["w2"], negative=[("w1", float("nan"))])
+    with pytest.raises(ParameterError, match="float"):
+        kv.most_similar_cosmul([1.5])
+    for weights in ([1.0, float("nan")], ["x", "y"], np.ones((2, 1))):
+        with pytest.raises(ParameterError):
+            kv.get_mean_vector(["w1", "w2"], weights)
+    # numpy weights and (word, weight) pairs still work
+    assert kv.most_similar([("w1", np.float32(0.5)), ("w2", 2)], topn=2)
+
+
+def test_constructor_rejects_non_numeric_non_finite_and_empty_vectors():
+    for vecs, match in [(np.array([["x"]]), "numeric"), ([["1", "2"]], "numeric"), ([[1, 2], [3]], "numeric"),
+                        (np.array([[1 + 2j]]), "numeric"), (np.array([[True]]), "numeric"),
+                        (np.array([[np.nan]]), "NaN"), (np.array([[np.inf]], np.float32), "NaN"),
+                        (np.array([[1e39]]), "too large for float32"), (np.zeros((1, 0)), "at least one dimension")]:
+        with pytest.raises(ParameterError, match=match):
+            KeyedVectors(["a"] if len(vecs) == 1 else ["a", "b"], vecs)
+    big = np.ones((70_000, 8), np.float32)
+    big[65_432, 5] = np.nan
+    with pytest.raises(ParameterError, match=r"'w65432' \(row 65432\)"):
+        KeyedVectors([f"w{i}" for i in range(len(big))], big)
+    # finite values whose sum overflows float32 are fine (the fast check falls back to the exact one)
+    kv = KeyedVectors(["a", "b"], np.full((2, 4), 3e38, np.float32))
+    assert kv.similarity("a", "b") == pytest.approx(1.0)
+    kv.vectors = np.ones((2, 4))
+    with pytest.raises(ParameterError, match="NaN"):
+        kv.vectors = np.array([[1, 2, 3, 4], [1, np.nan, 2, 3]])
+    assert np.array_equal(kv.vectors, np.ones((2, 4)))          # unchanged after the refusal
+    assert KeyedVectors([], np.zeros((0, 3))).vector_size == 3   # an empty vocabulary is fine
+
+
+def test_nan_set_in_place_is_reported_when_norms_are_computed():
+    kv = random_kv(5, 3)
+    kv.vectors[2, 1] = np.nan
+    with pytest.raises(ParameterError, match=r"'w2' \(row 2\) holds NaN"):
+        kv.most_similar("w1")
+    loaded = KeyedVectors._trusted(["a", "b"], np.array([[1, 2], [np.inf, 0]], np.float32))
+    loaded.source_path = "model_dir"
+    with pytest.raises(FormatError, match=r"model_dir: the vector of 'b' \(row 1\) holds NaN"):
+        loaded.norms
+
+
+def test_cosine_similarities_checks_shapes_and_values():
+    kv = random_kv(10, 3)
+    for v, m in [(np.ones(3), kv.vectors[:3, :2]), (np.ones(4), kv.vectors), (np.ones((1, 3)), kv.vectors),
+                 (np.ones(3), kv.vectors[0]), (np.array([1, np.nan, 1]), kv.vectors),
+                 (np.ones(3), np.array([[1, 2, np.inf]]))]:
+        with pytest.raises(ParameterError):
+            kv.cosine_similarities(v, m)
+    got = kv.cosine_similarities(kv["w1"], kv.vectors[:4])
+    expected = kv.vectors[:4] @ kv["w1"] / (np.linalg.norm(kv.vectors[:4], axis=1) * np.linalg.norm(kv["w1"]))
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    np.testing.assert_allclose(kv.cosine_similarities([1, 0, 0], np.eye(3, dtype=int)), [1, 0, 0])
+
+
+def test_keys_of_the_wrong_type():
+    kv = random_kv(5, 3)
+    for key in (1.5, None, b"w1", True, np.float64(2.0), object()):
+        with pytest.raises(ParameterError, match="must be a word"):
+            kv[key]
+        with pytest.raises(ParameterError, match="must be a word"):
+            kv.get_index(key, -1)
+        assert not kv.has_index_for(key)
+    with pytest.raises(ParameterError, match=type(1.5).__name__):
+        kv[["w1", 1.5]]
+    with pytest.raises(ParameterError, match="must be a word"):
+        kv.most_similar(["w1", None])
+    assert (["w1"] in kv) is False and (1.5 in kv) is False and (None in kv) is False
+    assert "w1" in kv and 1 not in kv                  # `in` tests words
+    assert np.array_equal(kv[np.int64(2)], kv["w2"]) and kv[np.array([0, 2])].shape == (2, 3)
+    assert kv.has_index_for(4) and not kv.has_index_for(5)
+
+
+def test_non_finite_query_vectors():
+    kv = random_kv(10, 4)
+    nan, inf = np.full(4, np.nan), np.array([1, np.inf, 0, 0])
+    for call in (lambda: kv.most_similar([nan]), lambda: kv.most_similar(["w1"], negative=[inf]),
+                 lambda: kv.similar_by_vector(nan), lambda: kv.most_similar_cosmul([nan]),
+                 lambda: kv.most_similar_batch([nan]), lambda: kv.distances(inf),
+                 lambda: kv.get_mean_vector([nan]), lambda: kv.cosine_similarities(nan, kv.vectors)):
+        with pytest.raises(ParameterError, match="not finite"):
+            call()

@@ -81,21 +81,73 @@ def test_chunked_batch_equals_single_queries(big, monkeypatch):
         assert [x for x, _ in res] == [x for x, _ in big.most_similar(w, topn=4, restrict_vocab=70_000)]
 
 
+@pytest.mark.filterwarnings("error")          # no 'invalid value encountered in divide'
 def test_chunked_batch_with_zero_vectors():
     rng = np.random.default_rng(3)
     vecs = rng.standard_normal((100_000, 8), dtype=np.float32)
-    vecs[::2] = 0.0                                        # half the scores are NaN
+    vecs[::2] = 0.0                                        # half the rows: cosine 0.0 with everything
     kv = KeyedVectors([f"w{i}" for i in range(len(vecs))], vecs)
     words = [f"w{i}" for i in range(1, 200, 2)]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        batch = kv.most_similar_batch(words, topn=5)
-        for w, res in zip(words[:10], batch):
-            assert [x for x, _ in res] == [x for x, _ in kv.most_similar(w, topn=5)]
+    batch = kv.most_similar_batch(words, topn=5)
+    for w, res in zip(words[:10], batch):
+        assert [x for x, _ in res] == [x for x, _ in kv.most_similar(w, topn=5)]
+    scores = kv.most_similar("w1", topn=None)
+    assert not np.isnan(scores).any() and np.all(scores[::2] == 0.0)
+    # every zero row scores exactly 0.0, ranked between the positive and the negative scores
+    ranked = kv.most_similar(positive=[kv["w1"]], topn=len(kv))
+    zero_scored = {w for w, s in ranked if s == 0.0}
+    assert {f"w{i}" for i in range(0, len(kv), 2)} <= zero_scored
+    scores = [s for _, s in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.filterwarnings("error")          # no 'overflow encountered' warning
+def test_chunked_and_filtered_paths_with_extreme_rows(monkeypatch):
+    """Rows whose float32 squares overflow or vanish keep their exact cosines on every path."""
+    monkeypatch.setattr(V, "_BATCH_QUERIES", 8)
+    monkeypatch.setattr(V, "_BLOCK_ELEMENTS", 1 << 18)
+    rng = np.random.default_rng(11)
+    n, dim = 100_000, 8
+    vecs = rng.standard_normal((n, dim), dtype=np.float32)
+    src = rng.choice(n, 300, replace=False)
+    dst = rng.choice(np.setdiff1d(np.arange(n), src), 300, replace=False)
+    # exact power-of-two scalings: the same directions, with values whose float32 squares
+    # overflow (~1e30) or vanish (~1e-30)
+    vecs[dst[:150]] = vecs[src[:150]] * np.float32(2.0 ** 100)
+    vecs[dst[150:]] = vecs[src[150:]] * np.float32(2.0 ** -100)
+    kv = KeyedVectors([f"w{i}" for i in range(n)], vecs)
+    plain = KeyedVectors([f"w{i}" for i in range(n)], np.where(np.isin(np.arange(n), dst)[:, None], 0, vecs))
+    kv.fill_norms()
+    with np.errstate(over="ignore", under="ignore"):
+        assert not np.isfinite(np.linalg.norm(vecs[dst[:150]], axis=1)).any()   # the float32 way fails
+        assert not np.linalg.norm(vecs[dst[150:]], axis=1).any()
+    exact = np.linalg.norm(vecs[dst].astype(np.float64), axis=1)
+    np.testing.assert_allclose(kv.norms[dst], exact.astype(np.float32), rtol=1e-6)
+    for s, d in zip(src[::30], dst[::30]):
+        # a scaled copy of a row is that row's nearest neighbour, at cosine 1
+        best = kv.most_similar(f"w{s}", topn=1)[0]
+        assert best[0] == f"w{d}" and best[1] == pytest.approx(1.0, abs=1e-5)
+        assert kv.most_similar(f"w{d}", topn=1)[0] == (f"w{s}", pytest.approx(1.0, abs=1e-5))
+    queries = [f"w{i}" for i in src[:40]] + [f"w{i}" for i in dst[:40]]
+    assert V._BLOCK_ELEMENTS // n < V._BATCH_QUERIES < len(queries)    # the chunked path
+    batch = kv.most_similar_batch(queries, topn=4)
+    for q, res in zip(queries, batch):
+        single = kv.most_similar(q, topn=4)
+        np.testing.assert_allclose([s for _, s in res], [s for _, s in single], atol=1e-6)
+        # the same words, but for near ties (the batch renormalises its queries: last-bit differences)
+        assert all(a == b or abs(sa - sb) < 1e-6 for (a, sa), (b, sb) in zip(res, single)), (res, single)
+        assert res[0][0] == single[0][0]
+    # the other rows' scores are those of the same vectors without the extreme rows
+    q = f"w{src[0]}"
+    ours, ref = kv.most_similar(q, topn=None), plain.most_similar(q, topn=None)
+    keep = ~np.isin(np.arange(n), dst)
+    assert np.array_equal(ours[keep], ref[keep])
 
 
 def test_norms_are_numpy_norms_bit_for_bit(big):
     big.fill_norms(force=True)
     assert np.array_equal(big.norms, np.linalg.norm(big.vectors, axis=1))
+    assert big._div is big._norms       # no zero row: the norms are the divisors, no copy
     small = KeyedVectors(["a", "b", "c"], np.array([[3, 4], [0, 0], [1, 1]], np.float32))
     assert np.array_equal(small.norms, np.linalg.norm(small.vectors, axis=1))
 

@@ -100,21 +100,28 @@ def _analogy_means_3cosadd(normed, ia, ib, ic):
     return _unitrows(mean.astype(np.float64) / 3.0)
 
 
+def _cosines(kv, q, clip):
+    """Cosines of the unit query rows ``q`` with the first ``clip`` words (queries x words).
+
+    As ``KeyedVectors.most_similar`` computes them: a zero vector scores 0.0
+    (not NaN; see ``w2v.vectors._row_norms``).
+    """
+    kv.fill_norms()
+    return np.dot(q, kv.vectors[:clip].T) / kv._div[None, :clip]
+
+
 def _predict_block(kv, ia, ib, ic, clip, method):
     """Candidate rows (best first, question words removed) for a block of questions."""
-    vecs = kv.vectors[:clip]
-    norms = kv.norms[:clip]
     normed = kv.get_normed_vectors()
     if method == "3cosadd":
         q = _analogy_means_3cosadd(normed, ia, ib, ic)
-        scores = np.dot(q, vecs.T) / norms[None, :]
+        scores = _cosines(kv, q, clip)
         excl_n = np.full(len(ia), 3)  # gensim: topn + len(all_keys), duplicates included
     else:
         def shifted(rows):
-            return (1 + np.dot(normed[rows], vecs.T) / norms[None, :]) / 2
+            return (1 + _cosines(kv, normed[rows], clip)) / 2
 
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scores = (shifted(ib) * shifted(ic)) / (shifted(ia) + 0.000001)
+        scores = (shifted(ib) * shifted(ic)) / (shifted(ia) + 0.000001)
         excl_n = np.array([len({a, b, c}) for a, b, c in zip(ia, ib, ic)])
     kk = _ANALOGY_TOPN + 3
     neg = -scores

@@ -42,7 +42,7 @@ import numpy as np
 
 from .atomic import atomic_write, umask_mode
 from .errors import FormatError, OutputError, ParameterError
-from .vectors import KeyedVectors
+from .vectors import KeyedVectors, first_nonfinite_row
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,12 @@ NATIVE_VERSION = 1
 
 _BLOCK = 1 << 23          # bytes read at a time from word2vec files
 _MAX_HEADER = 4096        # longest acceptable header line
-_MAX_WORD = 1 << 16       # longest acceptable word (bytes) in a binary file
+# Longest word (UTF-8 bytes) the word2vec readers accept and the writers write.  The corpus
+# tokenizer cuts a run of non-space longer than 64 chunks of 256 Ki characters, so its longest
+# token is 65 Mi characters' worth of bytes at most (4-byte characters; U+FFFD for invalid bytes
+# takes 3): 128 MiB covers every token w2v emits, and bounds what a corrupt file makes a reader
+# buffer before it gives up.
+_MAX_WORD = 1 << 27
 _WRITE_ROWS = 8192        # rows formatted per write call
 
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
@@ -72,6 +77,10 @@ _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
 _DECODE_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 _DIGITS = re.compile(r"[0-9 ]*")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
+                    re.IGNORECASE)
+_WORD_END = re.compile(rb"[ \n]")
+_NEWLINES = re.compile(rb"\n*")
 
 
 def _compression(path):
@@ -96,6 +105,16 @@ def _open_read(path):
     if kind == "xz":
         return lzma.open(path, "rb")
     return open(path, "rb")
+
+
+def _open_input(path):
+    """:func:`_open_read`; a file that exists but cannot be read is a FormatError naming it."""
+    try:
+        return _open_read(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _check_limit(limit):
@@ -192,20 +211,55 @@ def _printable(data):
     return all(ch.isprintable() or ch in "\t\r\n" for ch in text)
 
 
-def _looks_text(reader, dim):
-    """Decide text vs binary from the first record after the header."""
-    want = min(4 * dim + _MAX_WORD + 2, 1 << 22)
-    while len(reader.buf) - reader.pos < want and reader.more():
+def _fill(reader, n):
+    """Read until ``n`` bytes follow the reader's position (or the file ends); how many do."""
+    while len(reader.buf) - reader.pos < n and reader.more():
         pass
-    data = reader.buf[reader.pos:reader.pos + want].lstrip(b"\n")
-    nl = data.find(b"\n")
-    line = data if nl == -1 else data[:nl]
-    sp = line.find(b" ")
-    if sp <= 0:
-        # a binary record always has a space after its word, before any newline
-        return nl != -1 and _printable(line)
-    values = line[sp + 1:].rstrip(b"\r ")
-    region = data[sp + 1:sp + 1 + 4 * dim]
+    return len(reader.buf) - reader.pos
+
+
+def _looks_text(reader, dim):
+    """Decide text vs binary from the first record after the header, without consuming it.
+
+    The record's word may be up to ``_MAX_WORD`` bytes long: the reader
+    reads on until the space (or newline) that ends it, then looks at what
+    follows.  A binary record has ``4 * dim`` bytes of float32 after the
+    space; a text line has ``dim`` numbers.
+    """
+    lead = 0                      # blank lines word2vec.c skips before a record's word
+    while True:
+        have = _fill(reader, lead + 1)
+        if lead >= have:
+            return False          # nothing after the header: the binary reader reports it
+        lead = _NEWLINES.match(reader.buf, reader.pos + lead, len(reader.buf)).end() - reader.pos
+        if lead < have:
+            break
+    searched, stop = lead, lead + _MAX_WORD + 1
+    while True:
+        have = len(reader.buf) - reader.pos
+        m = _WORD_END.search(reader.buf, reader.pos + searched, reader.pos + min(have, stop))
+        if m is not None:
+            end = m.start() - reader.pos
+            break
+        searched = min(have, stop)
+        if searched >= stop or not reader.more():
+            return False          # no space within _MAX_WORD bytes: not text either way
+    if reader.buf[reader.pos + end] == 0x0A:
+        # a newline before any space: no binary record looks like that (unless its word holds
+        # a newline; printable text decides)
+        return _printable(reader.buf[reader.pos + lead:reader.pos + end])
+    tail = min(32 * dim + 2, 1 << 22)      # a text line's numbers (or the start of them)
+    _fill(reader, end + 1 + max(tail, min(4 * dim, 1 << 22)))
+    rest = reader.buf[reader.pos + end + 1:reader.pos + end + 1 + max(tail, 4 * dim)]
+    nl = rest.find(b"\n")
+    if end == lead:
+        # an empty word (the line starts with a space): text only if the line is
+        _fill(reader, end + (1 << 22))
+        line = reader.buf[reader.pos + end:reader.pos + end + (1 << 22)]
+        nl = line.find(b"\n")
+        return nl != -1 and _printable(line[:nl])
+    values = (rest if nl == -1 else rest[:nl]).rstrip(b"\r ")
+    region = rest[:4 * dim]
     if values and _TEXT_VALUES.match(values) is not None:
         if len(values.split()) == dim:
             return True
@@ -395,12 +449,34 @@ def _drop_duplicates(words, vectors, path):
 
 
 def _first_nonfinite_row(vectors):
-    step = max(1, (1 << 22) // max(vectors.shape[1], 1))
-    for start in range(0, len(vectors), step):
-        ok = np.isfinite(vectors[start:start + step]).all(axis=1)
-        if not ok.all():
-            return start + int(np.argmin(ok))
-    return None
+    """Index of the first row of a 2-d array holding NaN or infinity; None if there is none
+    (:func:`w2v.vectors.first_nonfinite_row`: bounded blocks, memory-mapped arrays included)."""
+    bad = first_nonfinite_row(vectors)
+    return None if bad < 0 else bad
+
+
+def check_finite(array, path, words=None):
+    """Raise FormatError naming ``path`` if the 2-d ``array`` holds NaN or infinity.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Checked in bounded blocks (memory-mapped arrays included).
+    path : str
+        The file, for the message.
+    words : list of str, optional
+        The words of the rows, named in the message.
+
+    Raises
+    ------
+    FormatError
+        A value is NaN or infinite.
+    """
+    bad = _first_nonfinite_row(array)
+    if bad is not None:
+        who = f" (word {words[bad]!r})" if words is not None and bad < len(words) else ""
+        raise FormatError(f"{path}: row {bad}{who} contains NaN or infinity "
+                          "(or a value too large for float32)")
 
 
 def _parse_numbers(rests, dim):
@@ -417,6 +493,8 @@ def _parse_numbers(rests, dim):
         except (ValueError, Warning):
             pass
     values = [v for r in rests for v in r.split(" ")]
+    if not all(_FLOAT.fullmatch(v) for v in values):
+        return None   # float() also takes "1_0" (10.0), non-ASCII digits and padding; strtof does not
     try:
         with np.errstate(over="ignore", invalid="ignore"):
             arr = np.array(values, dtype=np.float32)
@@ -455,10 +533,8 @@ def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, ke
     if block is None:
         for rest, line_no in zip(rests, line_of_row):
             for v in rest.split(" "):
-                try:
-                    float(v)
-                except ValueError:
-                    raise FormatError(f"{path}: line {line_no}: cannot parse {v[:40]!r} as a number") from None
+                if _FLOAT.fullmatch(v) is None:
+                    raise FormatError(f"{path}: line {line_no}: cannot parse {v[:40]!r} as a number")
         raise FormatError(f"{path}: lines {first_line_no}-{first_line_no + len(lines) - 1}: unparsable numbers")
     bad = _first_nonfinite_row(block)
     if bad is not None:
@@ -537,7 +613,7 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not a word2vec file")
-    with _open_read(path) as fin:
+    with _open_input(path) as fin:
         reader = _Reader(fin, path)
         reader.more()
         count, dim = _parse_header(reader, path)
@@ -578,24 +654,41 @@ def _check_nothing_follows(reader, path, count):
 
 # --------------------------------------------------------------------------- writing
 def _check_words(kv, path, forbid):
+    """Refuse, before anything is written, a word the word2vec readers could not read back."""
+    longest = _MAX_WORD // 4          # a word of fewer characters cannot exceed _MAX_WORD bytes
     for i, word in enumerate(kv.index_to_key):
         if not word or forbid.search(word):
             raise FormatError(
                 f"{path}: cannot save word {word!r} (row {i}): the format cannot represent "
                 "empty words or words containing whitespace"
             )
+        if len(word) > longest and len(word.encode("utf-8", "surrogatepass")) > _MAX_WORD:
+            raise FormatError(
+                f"{path}: cannot save word {word[:20]!r}... (row {i}): it is longer than "
+                f"{_MAX_WORD:,} bytes, the longest word the word2vec readers accept"
+            )
+    _check_utf8(kv.index_to_key, path)
+
+
+def _check_utf8(words, path):
+    """Refuse words that have no UTF-8 encoding (lone surrogates) before anything is written."""
+    try:
+        "".join(words).encode("utf-8")
+    except UnicodeEncodeError:
+        for i, word in enumerate(words):
+            try:
+                word.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise FormatError(f"{path}: cannot save word {word[:40]!r} (row {i}): it cannot be "
+                                  f"encoded as UTF-8 ({exc.reason})") from None
 
 
 def _check_finite(kv, path):
-    vecs = kv.vectors
-    step = max(1, (1 << 22) // max(kv.vector_size, 1))
-    for start in range(0, len(vecs), step):
-        ok = np.isfinite(vecs[start:start + step]).all(axis=1)
-        if not ok.all():
-            row = start + int(np.argmin(ok))
-            raise FormatError(
-                f"{path}: cannot save: the vector of {kv.index_to_key[row]!r} (row {row}) contains NaN or infinity"
-            )
+    row = _first_nonfinite_row(kv.vectors)
+    if row is not None:
+        raise FormatError(
+            f"{path}: cannot save: the vector of {kv.index_to_key[row]!r} (row {row}) contains NaN or infinity"
+        )
 
 
 def _atomic_write(path, write):
@@ -685,6 +778,47 @@ def _fsync_dir(path):
         os.close(fd)
 
 
+#: the file that makes a native directory a full model (:mod:`w2v.persist`)
+_MODEL_FILE = "model.json"
+
+
+def _check_replaceable(path, target, full_model):
+    """Refuse to write a model to ``target`` where that would lose what the user has.
+
+    An existing file, link, or directory that is neither empty nor a native
+    model is refused; so is a full model (a directory holding ``model.json``:
+    training state, output weights) when only vectors are to be written, and,
+    where ``target`` is missing, a full model that an interrupted save left
+    aside there (which :meth:`w2v.model.Word2Vec.load` recovers, and a
+    finished save deletes).
+    """
+    try:
+        _check_replaceable_paths(path, target, full_model)
+    except OSError as exc:     # e.g. a directory that cannot be listed
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _check_replaceable_paths(path, target, full_model):
+    if os.path.lexists(target):
+        if not os.path.isdir(target) or os.path.islink(target):
+            raise OutputError(f"cannot write {path}: it exists and is not a model directory")
+        if not os.listdir(target):
+            return
+        if not _is_native_dir(target):
+            raise OutputError(f"cannot write {path}: refusing to replace a directory that is not a w2v native model")
+        if not full_model and os.path.lexists(os.path.join(target, _MODEL_FILE)):
+            raise OutputError(f"cannot write {path}: refusing to replace a full w2v model (it holds "
+                              f"{_MODEL_FILE}) with vectors only; write them to another directory")
+        return
+    if not full_model:
+        for aside in aside_dirs(target):
+            if os.path.lexists(os.path.join(aside, _MODEL_FILE)):
+                raise OutputError(
+                    f"cannot write {path}: an interrupted save left the full model that was there at "
+                    f"{aside} (Word2Vec.load({path!r}) recovers it); refusing to replace it with vectors "
+                    "only: move it away or write to another directory")
+
+
 def save_native(kv, path, extra=None):
     """Save vectors in the native format (a directory), atomically.
 
@@ -694,7 +828,8 @@ def save_native(kv, path, extra=None):
     "dim": D, "settings": {...}, "has_counts": bool}``).  It is written into a
     temporary directory next to ``path`` and renamed into place; an existing
     native model at ``path`` is replaced (other existing directories are
-    refused).
+    refused, and so is a full model -- one holding ``model.json`` -- unless
+    ``extra`` writes one).
 
     Parameters
     ----------
@@ -710,11 +845,13 @@ def save_native(kv, path, extra=None):
     Raises
     ------
     FormatError
-        A word contains a tab or newline (``vocab.tsv`` cannot hold it), or
-        the settings are not JSON-serialisable.
+        A word is empty or contains a tab, newline or carriage return
+        (``vocab.tsv`` cannot hold it), a count is negative, or the settings
+        are not JSON-serialisable; nothing is written.
     OutputError
         ``path`` cannot be written, or is an existing file or a directory
-        that is not an (empty or) native model.
+        that is not an (empty or) native model, or a full model (holding
+        ``model.json``) that ``extra`` would not replace with one.
     """
     path = os.fspath(path)
     target = os.path.abspath(path)
@@ -723,11 +860,7 @@ def save_native(kv, path, extra=None):
         settings = json.loads(json.dumps(kv.settings or {}, default=_json_default))
     except (TypeError, ValueError) as exc:
         raise FormatError(f"{path}: settings are not JSON-serialisable: {exc}") from None
-    if os.path.lexists(target):
-        if not os.path.isdir(target) or os.path.islink(target):
-            raise OutputError(f"cannot write {path}: it exists and is not a model directory")
-        if os.listdir(target) and not _is_native_dir(target):
-            raise OutputError(f"cannot write {path}: refusing to replace a directory that is not a w2v native model")
+    _check_replaceable(path, target, full_model=extra is not None)
     parent = os.path.dirname(target)
     try:
         tmp = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".tmp")
@@ -825,14 +958,84 @@ def write_array(path, array):
         os.fsync(f.fileno())
 
 
-def _load_npy(path, mmap, missing="missing file"):
-    """``np.load`` of one array without pickle; every failure becomes a FormatError naming the file."""
+def _cannot_read(path, exc):
+    """The FormatError for a file of a model that exists but cannot be read (permissions, I/O)."""
+    return FormatError(f"{path}: cannot read: {exc.strerror or exc}")
+
+
+def _read_model_file(path, missing):
+    """The bytes of a small file of a model directory; FormatError if missing or unreadable."""
     try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise FormatError(f"{path}: {missing}") from None
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+
+
+def _npy_layout(f, path):
+    """Check the header of the open ``.npy`` file ``f`` against the file's size.
+
+    A header that does not parse (numpy raises ValueError, SyntaxError,
+    tokenize.TokenError, OverflowError... for damaged ones), declares a
+    negative or overflowing shape, an object dtype (pickle) or another data
+    size than the file holds is a FormatError naming the file, before numpy
+    maps or allocates anything for it.
+    """
+    fmt = np.lib.format
+    size = os.fstat(f.fileno()).st_size
+    try:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise ValueError(f"unsupported .npy format version {version}")
+    except OSError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - numpy's header parser raises many kinds
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise FormatError(f"{path}: corrupt or truncated .npy file (bad header): {detail[:200]}") from None
+    if dtype.hasobject:
+        raise FormatError(f"{path}: the array holds Python objects (it would need pickle); refused")
+    if not isinstance(shape, tuple) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+        raise FormatError(f"{path}: corrupt .npy file: bad shape {shape!r} in the header")
+    if dtype.itemsize == 0:
+        raise FormatError(f"{path}: corrupt .npy file: dtype {dtype} has no size")
+    n = 1
+    for d in shape:
+        n *= d
+    want = f.tell() + n * dtype.itemsize
+    if size != want:
+        what = "truncated" if size < want else "corrupt"
+        raise FormatError(f"{path}: {what} .npy file: the header declares a {dtype} array of shape "
+                          f"{shape}, {want:,} bytes in all; the file has {size:,}")
+
+
+def _load_npy(path, mmap, missing="missing file"):
+    """``np.load`` of one array without pickle; every failure becomes a FormatError naming the file.
+
+    A missing file is "``missing``", one that cannot be read (permissions,
+    I/O errors) "cannot read", and a damaged or foreign one "corrupt or
+    truncated": the header and the file's size are checked before numpy
+    maps or reads the data.
+    """
+    try:
+        with open(path, "rb") as f:
+            _npy_layout(f, path)
         arr = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
     except FileNotFoundError:
         raise FormatError(f"{path}: {missing}") from None
-    except (ValueError, OSError, EOFError) as exc:
-        raise FormatError(f"{path}: corrupt or truncated .npy file: {exc}") from None
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    except FormatError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - e.g. the file changed under us
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise FormatError(f"{path}: corrupt or truncated .npy file: {detail[:200]}") from None
     if not isinstance(arr, np.ndarray):
         raise FormatError(f"{path}: not a single .npy array")
     return arr
@@ -868,34 +1071,60 @@ def read_array(path, dtype, shape=None, mmap=False):
 
 
 def _check_words_native(kv, path):
+    """Refuse, before anything is written, what ``vocab.tsv`` cannot hold or its reader refuses."""
     for i, word in enumerate(kv.index_to_key):
-        if "\t" in word or "\n" in word or "\r" in word:
+        if not word or "\t" in word or "\n" in word or "\r" in word:
             raise FormatError(
-                f"{path}: cannot save word {word!r} (row {i}): vocab.tsv cannot hold tabs or newlines"
+                f"{path}: cannot save word {word!r} (row {i}): vocab.tsv cannot hold empty words, "
+                "tabs or newlines"
             )
+    _check_utf8(kv.index_to_key, path)
+    counts = kv.counts
+    if counts is not None and counts.size and counts.min() < 0:
+        row = int(np.argmin(counts))
+        raise FormatError(f"{path}: cannot save count {int(counts[row])} of {kv.index_to_key[row]!r} "
+                          f"(row {row}): word counts must be >= 0")
 
 
 def _parse_counts(fields):
-    """int64 array of decimal integer strings; ValueError/OverflowError if one is not one."""
+    """int64 array of counts written as ASCII digits; None if one is not (or overflows int64).
+
+    Python's ``int()`` also takes ``" 3"``, ``"+3"``, ``"1_0"`` and non-ASCII
+    digits; vocab.tsv holds only what :func:`save_native` writes.
+    """
     joined = " ".join(fields)
-    if _DIGITS.fullmatch(joined) is not None:
+    # digits and the separating spaces only: no sign, underscore, padding or empty field
+    if _DIGITS.fullmatch(joined) is None or joined.count(" ") != len(fields) - 1:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            arr = np.fromstring(joined, dtype=np.int64, sep=" ")   # 2-3x faster than np.array(list)
+    except (ValueError, Warning):
+        return None
+    if arr.size != len(fields):
+        return None
+    if arr.size and arr.max() == np.iinfo(np.int64).max:
+        # fromstring saturates on overflow: exact Python ints decide
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                arr = np.fromstring(joined, dtype=np.int64, sep=" ")   # 2-3x faster than np.array(list)
-            if arr.size == len(fields) and (arr.size == 0 or arr.max() < np.iinfo(np.int64).max):
-                return arr      # (fromstring saturates on overflow: that case takes the slow path)
-        except (ValueError, Warning):
-            pass
-    return np.array(fields, dtype=np.int64)
+            return np.array([int(c) for c in fields], dtype=np.int64)
+        except OverflowError:
+            return None
+    return arr
+
+
+def _bad_count(path, fields):
+    """The FormatError for the first count of ``fields`` that is not a non-negative int64."""
+    for k, c in enumerate(fields):
+        if not (c.isascii() and c.isdigit()):
+            return FormatError(f"{path}: line {k + 1}: bad count {c[:40]!r} (expected decimal digits)")
+        if int(c) > np.iinfo(np.int64).max:
+            return FormatError(f"{path}: line {k + 1}: count {c[:40]} is too large")
+    return FormatError(f"{path}: bad counts")
 
 
 def _read_vocab(path, count):
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise FormatError(f"{path}: missing file (not a complete w2v native model)") from None
+    raw = _read_model_file(path, "missing file (not a complete w2v native model)")
     text = decode_utf8(raw, path)
     body = text[:-1] if text.endswith("\n") else text
     parts = body.replace("\n", "\t").split("\t") if body else []
@@ -907,20 +1136,26 @@ def _read_vocab(path, count):
             if line.count("\t") != 1:
                 raise FormatError(f"{path}: line {k + 1}: expected 'word<TAB>count'")
     words = parts[0::2]
-    try:
-        counts = _parse_counts(parts[1::2]) if count else np.zeros(0, dtype=np.int64)
-    except (ValueError, OverflowError):
-        for k, c in enumerate(parts[1::2]):
-            try:
-                int(c)
-            except ValueError:
-                raise FormatError(f"{path}: line {k + 1}: bad count {c[:40]!r}") from None
-        raise FormatError(f"{path}: bad counts")
+    fields = parts[1::2]
+    counts = _parse_counts(fields) if count else np.zeros(0, dtype=np.int64)
+    if counts is None:
+        raise _bad_count(path, fields)
+    if "" in words or "\r" in body:
+        for k, w in enumerate(words):
+            if not w:
+                raise FormatError(f"{path}: line {k + 1}: empty word")
+            if "\r" in w:
+                raise FormatError(f"{path}: line {k + 1}: word {w[:40]!r} holds a carriage return")
     return words, counts
 
 
 def load_native(path, mmap=True):
     """Load a native-format model directory.
+
+    Every file is checked: ``meta.json``, the ``.npy`` header against the
+    file's size, the vectors' shape and dtype, that every value is finite
+    (in bounded blocks when memory-mapped), and ``vocab.tsv`` (non-empty
+    words; counts in ASCII digits).
 
     Parameters
     ----------
@@ -938,19 +1173,27 @@ def load_native(path, mmap=True):
     Raises
     ------
     FormatError
-        A file is missing or corrupt, or the shapes of the files disagree.
+        A file is missing, unreadable or corrupt, a vector holds NaN or
+        infinity, or the shapes of the files disagree; the message names
+        the file.
+    FileNotFoundError
+        ``path`` does not exist.
     """
+    return _load_native(path, mmap)
+
+
+def _load_native(path, mmap=True, check_values=True):
+    """:func:`load_native`; ``check_values=False`` skips the NaN/infinity scan of the vectors
+    (:func:`inspect`, and :func:`w2v.persist.load_model`, which checks the copy it reads)."""
     path = os.fspath(path)
     if not os.path.isdir(path):
         if not os.path.exists(path):
             raise FileNotFoundError(2, "No such file or directory", path)
         raise FormatError(f"{path}: not a directory; a native model is a directory")
     meta_path = os.path.join(path, "meta.json")
+    raw = _read_model_file(meta_path, "missing file (not a w2v native model directory)")
     try:
-        with open(meta_path, "rb") as f:
-            meta = json.loads(f.read().decode("utf-8"))
-    except FileNotFoundError:
-        raise FormatError(f"{meta_path}: missing file (not a w2v native model directory)") from None
+        meta = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise FormatError(f"{meta_path}: not valid JSON: {exc}") from None
     if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT:
@@ -970,10 +1213,14 @@ def load_native(path, mmap=True):
     if not np.issubdtype(vectors.dtype, np.floating):
         raise FormatError(f"{vec_path}: array dtype {vectors.dtype} is not floating point")
     if vectors.dtype != np.float32 or not vectors.flags.c_contiguous:
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    words, counts = _read_vocab(os.path.join(path, "vocab.tsv"), count)
+        with np.errstate(over="ignore"):
+            vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    vocab_path = os.path.join(path, "vocab.tsv")
+    words, counts = _read_vocab(vocab_path, count)
+    if check_values:
+        check_finite(vectors, vec_path, words)
     kv = KeyedVectors._trusted(words, vectors, counts=counts if meta.get("has_counts", True) else None,
-                               settings=settings, source=os.path.join(path, "vocab.tsv"))
+                               settings=settings, source=vocab_path)
     kv.source_format = "native"
     kv.source_path = path
     return kv
@@ -1036,7 +1283,9 @@ def inspect(path):
         when unknown), ``compression`` (None, ``'gzip'``, ``'bz2'``,
         ``'xz'``) and ``path``.  For word2vec files ``count`` is the header's;
         an uncompressed one smaller than its header's count and dim need is
-        reported as truncated (only :func:`load` checks every record).
+        reported as truncated (only :func:`load` checks every record).  A
+        native model's files are checked as :func:`load_native` does, except
+        that the values of the vectors are not scanned for NaN/infinity.
 
     Raises
     ------
@@ -1045,10 +1294,10 @@ def inspect(path):
     """
     path = os.fspath(path)
     if os.path.isdir(path):
-        kv = load_native(path, mmap=True)
+        kv = _load_native(path, mmap=True, check_values=False)
         return {"format": "native", "count": len(kv), "dim": kv.vector_size, "settings": kv.settings,
                 "compression": None, "path": path, "has_counts": kv.counts is not None}
-    with _open_read(path) as fin:
+    with _open_input(path) as fin:
         reader = _Reader(fin, path)
         reader.more()
         count, dim = _parse_header(reader, path)

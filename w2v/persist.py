@@ -459,13 +459,13 @@ def _recover_path(path):
 
 
 def _read_header(path):
+    from .formats import _read_model_file
+
     mpath = os.path.join(path, MODEL_FILE)
+    raw = _read_model_file(mpath, f"missing file ({path} is not a full w2v model; "
+                                  "a vectors-only directory loads with w2v.load)")
     try:
-        with open(mpath, "rb") as f:
-            header = json.loads(f.read().decode("utf-8"))
-    except FileNotFoundError:
-        raise FormatError(f"{mpath}: missing file ({path} is not a full w2v model; "
-                          "a vectors-only directory loads with w2v.load)") from None
+        header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise FormatError(f"{mpath}: not valid JSON (truncated or corrupt): {exc}") from None
     if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
@@ -519,17 +519,18 @@ def load_model(cls, path):
     """Load a directory written by :func:`save_model` into a new ``cls`` (a Word2Vec).
 
     Every array is read with ``allow_pickle=False`` and checked (dtype,
-    shape, Huffman indices in range) before any kernel can touch it.
+    shape, weights finite, Huffman indices in range) before any kernel can
+    touch it.
 
     Raises
     ------
     FormatError
-        A file is missing, truncated or corrupt, or the files disagree; the
-        message names the file.
+        A file is missing, unreadable, truncated or corrupt, a weight is NaN
+        or infinite, or the files disagree; the message names the file.
     FileNotFoundError
         ``path`` does not exist.
     """
-    from .formats import load_native, read_array
+    from .formats import _load_native, check_finite, read_array
 
     path = os.fspath(path)
     if not os.path.isdir(path):
@@ -546,7 +547,8 @@ def load_model(cls, path):
     dim = _int(header, "dim", mpath, lo=1)
     if dim != settings.dim:
         raise FormatError(f"{mpath}: dim {dim} differs from settings.dim {settings.dim}")
-    kv = load_native(path, mmap=True)        # checks meta.json, the vectors' shape, vocab.tsv
+    # checks meta.json, the vectors' shape, vocab.tsv (the values: below, in the copy read)
+    kv = _load_native(path, mmap=True, check_values=False)
     if len(kv) != v or kv.vector_size != dim:
         raise FormatError(f"{os.path.join(path, 'meta.json')}: {len(kv)} x {kv.vector_size} vectors, "
                           f"but {MODEL_FILE} declares {v} x {dim}")
@@ -562,10 +564,13 @@ def load_model(cls, path):
     del kv
     # copies in C order: a file written in Fortran order loads as such (the kernels need C order)
     syn0 = np.array(read_array(os.path.join(path, "vectors.npy"), np.float32, (v, dim)), copy=True, order="C")
+    check_finite(syn0, os.path.join(path, "vectors.npy"), words)
     syn1neg = read_array(os.path.join(path, "syn1neg.npy"), np.float32,
                          (v if settings.negative > 0 else None, dim))
+    check_finite(syn1neg, os.path.join(path, "syn1neg.npy"), words if settings.negative > 0 else None)
     syn1 = read_array(os.path.join(path, "syn1.npy"), np.float32,
                       (max(1, v - 1) if settings.hs else None, dim))
+    check_finite(syn1, os.path.join(path, "syn1.npy"))
     if settings.negative == 0 and syn1neg.shape[0] not in (1, v):
         raise FormatError(f"{os.path.join(path, 'syn1neg.npy')}: {syn1neg.shape[0]} rows, expected 1 or {v}")
     tree = None

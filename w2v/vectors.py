@@ -19,11 +19,12 @@ Using the vectors in PyTorch::
 from __future__ import annotations
 
 import logging
-from numbers import Integral
+import reprlib
+from numbers import Integral, Real
 
 import numpy as np
 
-from .errors import ParameterError, UnknownWordError
+from .errors import FormatError, ParameterError, UnknownWordError
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,147 @@ _NORM_BLOCK = 1 << 18     # elements per block when computing the norms (a 1 MiB
 _FILTER_MIN = 1 << 16     # top-k over at least this many scores: filter candidates first
 _FILTER_RATIO = 64        # sample size / k for the filter threshold
 _BATCH_QUERIES = 256      # queries per pass over a large vocabulary in most_similar_batch
+_FINITE_BLOCK = 1 << 22   # values per block when checking vectors for NaN/inf
+
+# A float32 norm computed from float32 squares is exact to rounding only in a middle range:
+# above ~1.8e19 the squares overflow to inf, below ~1e-19 they go subnormal (and vanish below
+# ~4e-23).  Rows whose fast norm falls outside [_TINY_NORM, float32 max] are recomputed in
+# float64 from the row scaled by its largest |value|, which is exact for any finite row.
+_TINY_NORM = 1e-15
+_F32_MAX = float(np.finfo(np.float32).max)
+# A score is ``row . q / norm`` with a unit query ``q``: |row . q| <= norm, so no float32 dot
+# product overflows while every norm stays below half the float32 range (room for rounding).
+# A row with a larger norm (values near the float32 maximum) is refused, as NaN and inf are.
+_HUGE_NORM = _F32_MAX / 2
+
+
+def _quiet():
+    """Silence float overflow: a float32 sum of huge (finite) vectors, redone in float64."""
+    return np.errstate(over="ignore", invalid="ignore")
+
+
+class _EmptyListError(ParameterError, ZeroDivisionError):
+    """An empty word list given to :meth:`KeyedVectors.n_similarity`.
+
+    A :class:`ParameterError` that is also the ``ZeroDivisionError`` gensim
+    raises there, so code written for gensim catches it unchanged.
+    """
+
+
+def _is_key(key):
+    """Whether ``key`` is a word (str) or a row index (an integer, not a bool)."""
+    return isinstance(key, _KEY_TYPES) and not isinstance(key, bool)
+
+
+def _bad_key(key):
+    """The :class:`ParameterError` for a key that is neither a word nor a row index."""
+    return ParameterError(
+        f"a key must be a word (str) or a row index (int), got {type(key).__name__} {reprlib.repr(key)}"
+    )
+
+
+def _row_norms(vecs):
+    """Norms of the rows of a 2-D float array, robust to any finite value.
+
+    Parameters
+    ----------
+    vecs : numpy.ndarray
+        Shape ``(n, dim)``, float32 (or float64).
+
+    Returns
+    -------
+    norms : numpy.ndarray
+        ``np.linalg.norm(vecs, axis=1)`` bit for bit (gensim's norms) on every
+        row whose squares neither overflow nor go subnormal; the other rows
+        are recomputed in float64.
+    div : numpy.ndarray
+        The divisor of the scores ``vecs @ q / div``: ``norms`` with 1 for zero
+        rows (whose dot product is exactly 0, so their cosine is 0, not NaN);
+        ``norms`` itself when there are none.
+    bad : int
+        The first row holding NaN or infinity or whose norm passes
+        ``_HUGE_NORM``, or -1.
+    """
+    n, dim = vecs.shape
+    # np.linalg.norm(vecs, axis=1) (gensim's norms, bit for bit), block by block in a
+    # cache-sized temporary instead of a full-size one: about 2x faster on large models
+    rows = max(1, _NORM_BLOCK // max(1, dim))
+    norms = np.empty(n, dtype=vecs.dtype)
+    tmp = np.empty((min(rows, n), dim), dtype=vecs.dtype)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for start in range(0, n, rows):
+            block = vecs[start:start + rows]
+            sq = np.multiply(block, block, out=tmp[:len(block)])
+            np.sqrt(np.add.reduce(sq, axis=1), out=norms[start:start + rows])
+    # NaN compares False: rows with NaN are suspects too; so are zero rows (cheap to redo)
+    suspects = np.flatnonzero(~((norms >= _TINY_NORM) & (norms <= _F32_MAX)))
+    if suspects.size == 0:
+        return norms, norms, -1
+    for start in range(0, suspects.size, rows):
+        idx = suspects[start:start + rows]
+        sub = vecs[idx].astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # ||v|| = m ||v / m|| with m = max |v_i|: no square overflows or underflows
+            m = np.abs(sub).max(axis=1)
+            m[m == 0] = 1.0
+            sub /= m[:, None]
+            scaled = np.sqrt(np.einsum("ij,ij->i", sub, sub))
+            exact = m * scaled
+            # NaN or inf values (a finite row has a finite norm), or a norm too large to score
+            refused = ~(exact <= _HUGE_NORM)
+            if refused.any():
+                return norms, norms, int(idx[np.argmax(refused)])
+            norms[idx] = exact
+    div = norms.copy()
+    div[norms == 0] = 1.0
+    return norms, div, -1
+
+
+def _as_matrix(value):
+    """``value`` as a C-contiguous float32 2-D array (no copy when it already is one).
+
+    Raises
+    ------
+    ParameterError
+        ``value`` is not numeric, not 2-D or has no columns.
+    """
+    arr = value
+    if not (isinstance(arr, np.ndarray) and arr.dtype == np.float32 and arr.flags.c_contiguous):
+        try:
+            arr = np.asarray(arr)
+            if arr.dtype.kind not in "fiuO":    # bool, complex, str, bytes, dates ...
+                raise TypeError(f"dtype {arr.dtype}")
+            with np.errstate(over="ignore"):  # a float64 beyond the float32 range: inf, reported below
+                arr = np.ascontiguousarray(arr, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"vectors must be a numeric 2-D array: {exc}") from None
+    if arr.ndim != 2:
+        raise ParameterError(f"vectors must be 2-D, got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise ParameterError(f"vectors must have at least one dimension, got shape {arr.shape}")
+    return arr
+
+
+def first_nonfinite_row(arr):
+    """Index of the first row of a 2-d array holding NaN or infinity, or -1.
+
+    Works in blocks of ``_FINITE_BLOCK`` values (a memory-mapped array is
+    read once, in bounded memory).  A block's sum is finite when all its
+    values are; where it is not (or it overflowed) the values are checked
+    one by one: about twice as fast as ``isfinite`` on every value.
+    """
+    if arr.ndim != 2 or arr.size == 0:
+        return -1
+    rows = max(1, _FINITE_BLOCK // arr.shape[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, len(arr), rows):
+            block = arr[start:start + rows]
+            if np.isfinite(np.add.reduce(block, axis=None)):
+                continue
+            ok = np.isfinite(block).all(axis=1)
+            if not ok.all():
+                return start + int(np.argmin(ok))
+    return -1
 
 
 def _unitvec(vec):
@@ -82,10 +224,12 @@ def _unitrows(mat):
 
 
 def _check_vector(vector, dim, what="vector"):
-    """``vector`` as an array of shape ``(dim,)``, or :class:`ParameterError`."""
+    """``vector`` as an array of shape ``(dim,)`` with finite values, or :class:`ParameterError`."""
     arr = np.asarray(vector)
     if arr.shape != (dim,) or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise ParameterError(f"{what} must be a numeric vector of shape ({dim},), got {arr.dtype} {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ParameterError(f"{what} is not finite: it holds NaN or infinity")
     return arr
 
 
@@ -101,9 +245,14 @@ def _ensure_list(value):
         return []
     if isinstance(value, _KEY_TYPES) or (isinstance(value, np.ndarray) and value.ndim == 1):
         return [value]
-    if isinstance(value, np.ndarray) and value.ndim == 2:
+    if isinstance(value, (bytes, bytearray)):
+        raise _bad_key(value)
+    try:
         return list(value)
-    return list(value)
+    except TypeError:
+        raise ParameterError(
+            f"expected a word, a vector or a list of them, got {type(value).__name__} {reprlib.repr(value)}"
+        ) from None
 
 
 def _top_indices(scores, k):
@@ -159,13 +308,15 @@ def _select(idx, vals, k):
 def _chunked_bottom_k(neg_q, vecs, norms, k):
     """Per query row of ``neg_q``: the ``k`` smallest ``(neg_q @ vecs.T) / norms`` (ids, values).
 
+    ``norms`` are the divisors (see :func:`_row_norms`).
+
     The vocabulary is processed in chunks of ``_BLOCK_ELEMENTS / len(neg_q)``
     rows.  Each row keeps a pool of candidates and a threshold, the ``k``-th
     smallest value of the pool once it holds ``k`` values: a later value
     above it cannot be in the answer, so only values at or below it join
     the pool (one vectorised comparison per chunk).  The answer is then
     selected exactly from the pool.  A row with fewer than ``k`` finite
-    candidates (NaN scores of zero vectors) is redone on the whole row.
+    candidates (NaN scores) is redone on the whole row.
     """
     m, n = len(neg_q), len(vecs)
     chunk = max(1024, _BLOCK_ELEMENTS // max(1, m))
@@ -235,6 +386,14 @@ class KeyedVectors:
     settings : dict
     vector_size, dim : int
 
+    Raises
+    ------
+    ParameterError
+        ``index_to_key`` is not a list of distinct str, or ``vectors`` is not
+        a numeric 2-D array with one row per word and at least one column, or
+        holds NaN or infinity (checked once, here and when :attr:`vectors`
+        is assigned; the loaders, which check what they read, skip it).
+
     Notes
     -----
     The query methods (:meth:`most_similar`, :meth:`similarity`, ...) follow
@@ -242,6 +401,25 @@ class KeyedVectors:
     cached; assigning a new array to :attr:`vectors` drops the cache (after
     modifying the array in place, call :meth:`fill_norms` with
     ``force=True``).
+
+    Norms and unit vectors are right for any finite float32 row whose norm
+    stays below half the float32 range (about 1.7e38); a larger row is refused
+    (see :meth:`fill_norms`).
+
+    **Zero vectors.**  The unit vector of a zero row is the zero vector, so
+    its cosine with anything is 0.0 (never NaN, and no numpy warning): it
+    scores 0.0 in :meth:`most_similar` and friends, and :meth:`similarity`,
+    :meth:`distances` and :meth:`n_similarity` give cosine 0 (distance 1)
+    for it.  A ranking query whose direction is a zero vector (e.g.
+    ``most_similar('a')`` where ``'a'`` has a zero vector) has nothing to rank
+    by and raises :class:`ParameterError` naming the word (gensim returns NaN
+    scores).
+
+    **Keys.**  A key is a word (str) or a row index (int).  ``kv[key]``,
+    :meth:`get_index` and :meth:`get_vector` raise :class:`ParameterError` for
+    any other type (float, None, bytes, ...); ``key in kv`` and
+    :meth:`has_index_for` answer False for it instead (a membership test does
+    not raise), e.g. ``['a'] in kv`` is False.
 
     To feed the vectors to PyTorch::
 
@@ -263,9 +441,6 @@ class KeyedVectors:
                 seen[key] = i
         self.index_to_key = keys
         self._key_to_index = key_to_index
-        self._vectors = None
-        self._norms = None
-        self._normed = None
         self.vectors = vectors
         if counts is not None:
             counts = np.asarray(counts)
@@ -289,16 +464,15 @@ class KeyedVectors:
 
         ``index_to_key`` must be a list of distinct str; ``key_to_index`` is
         built on first use when not given (duplicates then raise FormatError
-        naming ``source``).
+        naming ``source``).  The values of ``vectors`` are not checked for
+        NaN/inf (no pass over a memory-mapped file at load time); a row
+        holding one raises FormatError when the norms are computed.
         """
         self = cls.__new__(cls)
         self.index_to_key = index_to_key
         self._key_to_index = key_to_index
         self._source_for_errors = source
-        self._vectors = None
-        self._norms = None
-        self._normed = None
-        self.vectors = vectors
+        self._set_vectors(vectors, check_finite=False)   # the loaders checked the values
         self.counts = None if counts is None else np.ascontiguousarray(counts, dtype=np.int64)
         self.settings = dict(settings) if settings else {}
         self.source_format = None
@@ -354,17 +528,24 @@ class KeyedVectors:
 
     @vectors.setter
     def vectors(self, value):
-        arr = value
-        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float32 and arr.flags.c_contiguous):
-            arr = np.ascontiguousarray(arr, dtype=np.float32)
-        if arr.ndim != 2:
-            raise ParameterError(f"vectors must be 2-D, got shape {arr.shape}")
+        self._set_vectors(value, check_finite=True)
+
+    def _set_vectors(self, value, check_finite):
+        arr = _as_matrix(value)
         if arr.shape[0] != len(self.index_to_key):
             raise ParameterError(
                 f"vectors has {arr.shape[0]} rows but the vocabulary has {len(self.index_to_key)} words"
             )
+        if check_finite:
+            bad = first_nonfinite_row(arr)
+            if bad >= 0:
+                raise ParameterError(
+                    f"the vector of {self.index_to_key[bad]!r} (row {bad}) holds NaN or infinity "
+                    "(or a value too large for float32)"
+                )
         self._vectors = arr
         self._norms = None
+        self._div = None     # the norms as divisors of the scores (see _row_norms)
         self._normed = None
 
     @property
@@ -381,26 +562,39 @@ class KeyedVectors:
         return self._norms
 
     def fill_norms(self, force=False):
-        """Compute and cache the vector norms and unit vectors.
+        """Compute and cache the vector norms.
+
+        The norms are ``np.linalg.norm(vectors, axis=1)`` (gensim's, bit for
+        bit) for ordinary rows.  A row whose float32 squares would overflow
+        (a value above ~1.8e19) or go subnormal (a norm below 1e-15) is
+        recomputed in float64 from the row scaled by its largest absolute
+        value.  A row whose norm passes half the float32 range (values near
+        the float32 maximum) is refused, as NaN and infinity are: its float32
+        dot products could overflow.
 
         Parameters
         ----------
         force : bool, optional
             Recompute even if cached (needed after modifying :attr:`vectors`
             in place).
+
+        Raises
+        ------
+        FormatError
+            A row of vectors loaded from a file has a norm beyond half the
+            float32 range (or NaN or infinity written into it after loading).
+        ParameterError
+            The same for vectors not loaded from a file.
         """
         if self._norms is None or force:
-            # np.linalg.norm(vectors, axis=1) (gensim's norms, bit for bit), block by block in a
-            # cache-sized temporary instead of a full-size one: about 2x faster on large models
-            vecs = self._vectors
-            rows = max(1, _NORM_BLOCK // max(1, vecs.shape[1]))
-            norms = np.empty(len(vecs), dtype=vecs.dtype)
-            tmp = np.empty((min(rows, len(vecs)), vecs.shape[1]), dtype=vecs.dtype)
-            for start in range(0, len(vecs), rows):
-                block = vecs[start:start + rows]
-                sq = np.multiply(block, block, out=tmp[:len(block)])
-                np.sqrt(np.add.reduce(sq, axis=1), out=norms[start:start + rows])
-            self._norms = norms
+            norms, div, bad = _row_norms(self._vectors)
+            if bad >= 0:
+                what = (f"the vector of {self.index_to_key[bad]!r} (row {bad}) holds NaN or infinity, "
+                        "or its norm passes half the float32 range")
+                if self.source_path:
+                    raise FormatError(f"{self.source_path}: {what}")
+                raise ParameterError(what)
+            self._norms, self._div = norms, div
             self._normed = None
 
     def get_normed_vectors(self):
@@ -415,24 +609,20 @@ class KeyedVectors:
         """
         self.fill_norms()
         if self._normed is None:
-            norms = self._norms
-            with np.errstate(divide="ignore", invalid="ignore"):
-                normed = self._vectors / norms[:, None]
-            bad = norms == 0
-            if bad.any():
-                normed[bad] = 0.0
-            self._normed = np.ascontiguousarray(normed, dtype=np.float32)
+            # zero rows are divided by 1 (see _row_norms): they stay zero, without a warning
+            self._normed = np.ascontiguousarray(self._vectors / self._div[:, None], dtype=np.float32)
         return self._normed
 
     def __len__(self):
         return len(self.index_to_key)
 
     def __contains__(self, key):
-        return key in self.key_to_index
+        """Whether ``key`` is a word; False for anything not a str (``['a'] in kv`` included)."""
+        return isinstance(key, str) and key in self.key_to_index
 
     def has_index_for(self, key):
-        """Whether ``key`` is a word of the vocabulary."""
-        return self.get_index(key, -1) >= 0
+        """Whether ``key`` is a word of the vocabulary or a valid row index (False for other types)."""
+        return _is_key(key) and self.get_index(key, -1) >= 0
 
     def __repr__(self):
         return f"<KeyedVectors: {len(self)} words x {self.vector_size} dims>"
@@ -455,11 +645,16 @@ class KeyedVectors:
         ------
         UnknownWordError
             ``key`` is not in the vocabulary and no ``default`` was given.
+        ParameterError
+            ``key`` is neither a str nor an integer (a bool, float, None, ...).
         """
-        val = self._find(key) if isinstance(key, str) else -1
-        if val >= 0:
-            return val
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(self.index_to_key):
+        if isinstance(key, str):
+            val = self._find(key)
+            if val >= 0:
+                return val
+        elif not _is_key(key):
+            raise _bad_key(key)
+        elif 0 <= key < len(self.index_to_key):
             return int(key)
         if default is not None:
             return default
@@ -490,8 +685,8 @@ class KeyedVectors:
             if self._normed is not None:
                 result = self._normed[index]
             else:
-                norm_value = self.norms[index]
-                result = self._vectors[index] / norm_value if norm_value != 0 else self._vectors[index] * 0
+                self.fill_norms()   # a zero row is divided by 1: the zero vector
+                result = self._vectors[index] / self._div[index]
         else:
             result = self._vectors[index]
         result = result.view()
@@ -499,9 +694,23 @@ class KeyedVectors:
         return result
 
     def __getitem__(self, key_or_keys):
+        """The vector of a word or row index, or the matrix of a list of them.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ParameterError
+            A key is neither a str nor an integer (e.g. ``kv[1.5]``, ``kv[None]``).
+        """
         if isinstance(key_or_keys, _KEY_TYPES):
             return self.get_vector(key_or_keys)
-        keys = list(key_or_keys)
+        if isinstance(key_or_keys, (bytes, bytearray)):
+            raise _bad_key(key_or_keys)
+        try:
+            keys = list(key_or_keys)
+        except TypeError:
+            raise _bad_key(key_or_keys) from None
         idx = np.array([self.get_index(k) for k in keys], dtype=np.intp)
         return self._vectors[idx].reshape(len(idx), self.vector_size)
 
@@ -597,28 +806,65 @@ class KeyedVectors:
         -------
         numpy.ndarray
             The mean vector.
+
+        Raises
+        ------
+        ParameterError
+            No keys, a key that is neither a word, a row index nor a vector,
+            a vector of the wrong length, or a weight or vector value that is
+            not a finite number.
+        UnknownWordError
+            A word is unknown and not ``ignore_missing``.
         """
         if len(keys) == 0:
             raise ParameterError("cannot compute mean with no input")
-        if isinstance(weights, list):
-            weights = np.array(weights, dtype=self._vectors.dtype)
         if weights is None:
             weights = np.ones(len(keys), dtype=self._vectors.dtype)
+        else:
+            try:
+                weights = np.asarray(weights, dtype=self._vectors.dtype if isinstance(weights, list) else None)
+                ok = weights.ndim == 1 and weights.dtype.kind in "fiu"
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ParameterError(f"weights must be a 1-D array of numbers, got {reprlib.repr(weights)}")
+            if not np.isfinite(weights).all():
+                raise ParameterError("the query weights are not finite: they hold NaN or infinity")
         if len(keys) != weights.shape[0]:
             raise ParameterError("keys and weights array must have same number of elements")
         mean = np.zeros(self.vector_size, self._vectors.dtype)
         total_weight = 0
+        terms = []
         for idx, key in enumerate(keys):
             if isinstance(key, np.ndarray):
-                mean += weights[idx] * _check_vector(key, self.vector_size, f"vector {idx}")
-                total_weight += abs(weights[idx])
+                what = "query vector" if len(keys) == 1 else f"query vector {idx}"
+                vec = _check_vector(key, self.vector_size, what)
+            elif not _is_key(key):
+                raise _bad_key(key)
             elif self.has_index_for(key):
-                mean += weights[idx] * self.get_vector(key, norm=pre_normalize)
-                total_weight += abs(weights[idx])
+                vec = self.get_vector(key, norm=pre_normalize)
             elif not ignore_missing:
                 raise UnknownWordError.for_word(key)
+            else:
+                continue
+            with _quiet():   # an overflow of huge values is redone in float64 below
+                mean += weights[idx] * vec
+            total_weight += abs(weights[idx])
+            terms.append((weights[idx], vec))
         if total_weight > 0:
             mean = mean / total_weight
+        if not np.isfinite(mean).all():
+            # float32 overflow of a sum of huge (finite) values: redo it in float64, where the
+            # weighted mean of finite float32 vectors is within the float32 range again
+            acc = np.zeros(self.vector_size, np.float64)
+            for w, vec in terms:
+                acc += float(w) * np.asarray(vec, np.float64)
+            acc /= float(total_weight)
+            with _quiet():
+                mean = _unitvec(acc).astype(np.float32) if post_normalize else acc.astype(self._vectors.dtype)
+            if not np.isfinite(mean).all():   # raw vectors beyond the float32 range
+                raise ParameterError("the mean of the query vectors is not finite in float32")
+            return mean
         if post_normalize:
             mean = _unitvec(mean).astype(np.float32)
         return mean
@@ -631,10 +877,47 @@ class KeyedVectors:
         for idx, item in enumerate(positive + negative):
             if isinstance(item, (str, int, np.integer, np.ndarray)):
                 keys.append(item)
+            elif isinstance(item, (tuple, list)) and len(item) == 2:
+                key, w = item
+                if isinstance(w, bool) or not isinstance(w, Real):
+                    raise ParameterError(f"the weight of {reprlib.repr(key)} must be a number, got {w!r}")
+                if not np.isfinite(w):
+                    raise ParameterError(f"the weight of {reprlib.repr(key)} is not finite: {w!r}")
+                keys.append(key)
+                weight[idx] = w
             else:
-                keys.append(item[0])
-                weight[idx] = item[1]
+                raise ParameterError(
+                    "a query term must be a word, a row index, a vector or a (term, weight) pair, "
+                    f"got {type(item).__name__} {reprlib.repr(item)}"
+                )
         return keys, weight
+
+    def _no_direction(self, keys, weight):
+        """The ParameterError for a query whose weighted mean is the zero vector.
+
+        It names the words with a zero vector when every term of non-zero
+        weight is one (nothing to rank by); otherwise the terms cancel out.
+        """
+        live = [key for key, w in zip(keys, weight) if w != 0]
+        if not live:
+            return ParameterError("every query term has weight 0: no direction to compare")
+        zero_words = []
+        for key in live:
+            if isinstance(key, np.ndarray):
+                if np.any(key):
+                    break
+            else:
+                i = self.get_index(key)
+                if self._norms[i] != 0:
+                    break
+                zero_words.append(self.index_to_key[i])
+        else:
+            if not zero_words:
+                return ParameterError("the query vector is the zero vector: no direction to compare")
+            names = ", ".join(repr(w) for w in dict.fromkeys(zero_words))
+            has = "has a zero vector" if len(dict.fromkeys(zero_words)) == 1 else "have zero vectors"
+            return ParameterError(f"{names} {has}: no direction to compare")
+        return ParameterError("the query terms cancel out: their weighted mean is the zero vector")
 
     @staticmethod
     def _clip(restrict_vocab, n):
@@ -670,7 +953,10 @@ class KeyedVectors:
         UnknownWordError
             An input word is not in the vocabulary.
         ParameterError
-            ``topn`` is not an integer or None, or an input vector is not of length ``dim``.
+            ``topn`` is not an integer or None; an input vector is not of
+            length ``dim`` or not finite; a weight is not a finite number; or
+            the query has no direction: its terms cancel out, or it is made of
+            zero vectors (``"'a' has a zero vector: no direction to compare"``).
         """
         _check_topn(topn)
         if isinstance(topn, Integral) and topn < 1:
@@ -680,20 +966,21 @@ class KeyedVectors:
         clip_end = self._clip(restrict_vocab, len(self))
         mean = self.get_mean_vector(keys, weight, pre_normalize=True, post_normalize=True, ignore_missing=False)
         if not np.any(mean):   # e.g. positive=["a"], negative=["a"]: every score would be 0
-            raise ParameterError("the query terms cancel out: their weighted mean is the zero vector")
+            raise self._no_direction(keys, weight)
         all_keys = [
             self.get_index(key) for key in keys if isinstance(key, _KEY_TYPES) and self.has_index_for(key)
         ]
-        vecs, norms = self._vectors[:clip_end], self._norms[:clip_end]
+        vecs, div = self._vectors[:clip_end], self._div[:clip_end]
         if not topn:
-            return np.dot(vecs, mean) / norms
+            return np.dot(vecs, mean) / div
         # the negated cosines, computed in place: vecs @ -mean is -(vecs @ mean) bit for bit
         # and (-a) / b is -(a / b), so the scores (and gensim's tie order) are unchanged
         neg = np.dot(vecs, -mean)
-        np.divide(neg, norms, out=neg)
+        np.divide(neg, div, out=neg)
         best = _bottom_indices(neg, topn + len(all_keys))
         excluded = set(all_keys)
-        result = [(self.index_to_key[i], -float(neg[i])) for i in best if i not in excluded]
+        # 0.0 - x rather than -x: a zero vector's score is 0.0, not -0.0
+        result = [(self.index_to_key[i], 0.0 - float(neg[i])) for i in best if i not in excluded]
         return result[:topn]
 
     def most_similar_cosmul(self, positive=None, negative=None, topn=10, restrict_vocab=None):
@@ -713,6 +1000,14 @@ class KeyedVectors:
         Returns
         -------
         list of (str, float) or numpy.ndarray
+
+        Raises
+        ------
+        UnknownWordError
+            An input word is not in the vocabulary.
+        ParameterError
+            No positive term, a term that is neither a word, a row index nor
+            a finite vector of length ``dim``, or every term is a zero vector.
         """
         _check_topn(topn)
         if isinstance(topn, Integral) and topn < 1:
@@ -720,20 +1015,26 @@ class KeyedVectors:
         positive = _ensure_list(positive)
         negative = _ensure_list(negative)
         self.fill_norms()
-        all_words = {
-            self.get_index(w) for w in positive + negative
-            if not isinstance(w, np.ndarray) and w in self.key_to_index
-        }
-        positive = [self.get_vector(w, norm=True) if isinstance(w, str) else _check_vector(w, self.vector_size)
-                    for w in positive]
-        negative = [self.get_vector(w, norm=True) if isinstance(w, str) else _check_vector(w, self.vector_size)
-                    for w in negative]
+        terms = positive + negative
+        for i, w in enumerate(terms):
+            if isinstance(w, np.ndarray):
+                terms[i] = _check_vector(w, self.vector_size, "query vector")
+            elif not _is_key(w):
+                raise _bad_key(w)
+        all_words = {self.get_index(w) for w in terms if not isinstance(w, np.ndarray)}
+        terms = [w if isinstance(w, np.ndarray) else self.get_vector(w, norm=True) for w in terms]
         if not positive:
             raise ParameterError("cannot compute similarity with no input")
+        if not any(np.any(t) for t in terms):   # a zero vector's cosine is 0 with every word
+            raise self._no_direction(positive + negative, np.ones(len(terms)))
         clip_end = self._clip(restrict_vocab, len(self))
-        vecs, norms = self._vectors[:clip_end], self._norms[:clip_end]
-        pos_dists = [((1 + np.dot(vecs, term) / norms) / 2) for term in positive]
-        neg_dists = [((1 + np.dot(vecs, term) / norms) / 2) for term in negative]
+        vecs, div = self._vectors[:clip_end], self._div[:clip_end]
+
+        def shifted(term):
+            return (1 + np.dot(vecs, term) / div) / 2
+
+        pos_dists = [shifted(term) for term in terms[:len(positive)]]
+        neg_dists = [shifted(term) for term in terms[len(positive):]]
         dists = np.prod(pos_dists, axis=0) / (np.prod(neg_dists, axis=0) + 0.000001)
         if not topn:
             return dists
@@ -761,7 +1062,7 @@ class KeyedVectors:
         -------
         list of (str, float)
         """
-        vector = _check_vector(vector, self.vector_size)
+        vector = _check_vector(vector, self.vector_size, "query vector")
         return self.most_similar(positive=[vector], topn=topn, restrict_vocab=restrict_vocab)
 
     def most_similar_batch(self, words, topn=10, restrict_vocab=None):
@@ -785,6 +1086,10 @@ class KeyedVectors:
         ------
         UnknownWordError
             A query word is not in the vocabulary.
+        ParameterError
+            ``topn`` is not an integer, a query is neither a word, a row
+            index nor a finite vector of length ``dim``, or it is a zero
+            vector (no direction to compare).
         """
         words = list(words) if not isinstance(words, (str, np.ndarray)) else _ensure_list(words)
         if not words:
@@ -801,12 +1106,16 @@ class KeyedVectors:
         for j, w in enumerate(words):
             if isinstance(w, np.ndarray):
                 queries[j] = _check_vector(w, dim, f"query vector {j}")
+                if not queries[j].any():
+                    raise ParameterError(f"query vector {j} is the zero vector: no direction to compare")
             else:
                 i = self.get_index(w)
+                if self._norms[i] == 0:
+                    raise ParameterError(f"{self.index_to_key[i]!r} has a zero vector: no direction to compare")
                 queries[j] = self.get_vector(i, norm=True)
                 exclude[j] = i
         queries = _unitrows(queries)
-        vecs, norms = self._vectors[:clip_end], self._norms[:clip_end]
+        vecs, norms = self._vectors[:clip_end], self._div[:clip_end]
         k = min(topn + 1, clip_end)
         out = []
         block = max(1, _BLOCK_ELEMENTS // max(clip_end, 1))
@@ -817,7 +1126,7 @@ class KeyedVectors:
                 neg_q = -queries[start:start + _BATCH_QUERIES]
                 for r, (idx, vals) in enumerate(_chunked_bottom_k(neg_q, vecs, norms, k)):
                     ex = exclude[start + r]
-                    res = [(self.index_to_key[i], -float(v)) for i, v in zip(idx.tolist(), vals.tolist())
+                    res = [(self.index_to_key[i], 0.0 - v) for i, v in zip(idx.tolist(), vals.tolist())
                            if i != ex]
                     out.append(res[:topn])
             return out
@@ -828,7 +1137,7 @@ class KeyedVectors:
             for r in range(len(neg)):
                 ex = exclude[start + r]
                 row = neg[r]
-                res = [(self.index_to_key[i], -float(row[i])) for i in _bottom_indices(row, k) if i != ex]
+                res = [(self.index_to_key[i], 0.0 - float(row[i])) for i in _bottom_indices(row, k) if i != ex]
                 out.append(res[:topn])
         return out
 
@@ -846,11 +1155,27 @@ class KeyedVectors:
         Returns
         -------
         numpy.ndarray
-            Shape (n,).
+            Shape (n,).  A zero vector (``vector_1`` or a row) has cosine 0.0
+            with everything.
+
+        Raises
+        ------
+        ParameterError
+            The shapes do not match (``vector_1`` must have as many values as
+            ``vectors_all`` has columns) or a value is NaN or infinite.
         """
-        norm = np.linalg.norm(vector_1)
-        all_norms = np.linalg.norm(vectors_all, axis=1)
-        return np.dot(vectors_all, vector_1) / (norm * all_norms)
+        mat = np.asarray(vectors_all)
+        if mat.ndim != 2 or mat.dtype.kind not in "fiu":
+            raise ParameterError(f"vectors_all must be a numeric 2-D array, got {mat.dtype} {mat.shape}")
+        vec = _check_vector(vector_1, mat.shape[1], "vector_1")
+        if mat.dtype.kind != "f":
+            mat = mat.astype(np.float64)
+        _, div, bad = _row_norms(mat)
+        if bad >= 0:
+            raise ParameterError(f"vectors_all row {bad} holds NaN or infinity, or its norm passes "
+                                 "half the float32 range")
+        # the unit query (float64 length) keeps every |row . q| below the row's norm: no overflow
+        return np.dot(mat, _unitvec(vec.astype(mat.dtype))) / div
 
     def similarity(self, w1, w2):
         """Cosine similarity of two words.
@@ -881,17 +1206,18 @@ class KeyedVectors:
         Returns
         -------
         numpy.ndarray
+            ``1 - cosine``; a zero vector is at distance 1 from everything.
         """
         if isinstance(word_or_vector, _KEY_TYPES):
-            input_vector = self.get_vector(word_or_vector)
+            unit = self.get_vector(word_or_vector, norm=True)
         else:
-            input_vector = _check_vector(word_or_vector, self.vector_size)
+            unit = _unitvec(_check_vector(word_or_vector, self.vector_size, "query vector").astype(np.float32))
         other_words = list(other_words) if other_words is not None else []
-        if not other_words:
-            other_vectors = self._vectors
-        else:
-            other_vectors = self._vectors[[self.get_index(w) for w in other_words]]
-        return 1 - self.cosine_similarities(input_vector, other_vectors)
+        if other_words:
+            return 1 - self.cosine_similarities(unit, self._vectors[[self.get_index(w) for w in other_words]])
+        # every word: the cached norms, no pass to compute them again
+        self.fill_norms()
+        return 1 - np.dot(self._vectors, unit) / self._div
 
     def n_similarity(self, ws1, ws2):
         """Cosine similarity between the means of two sets of words.
@@ -903,11 +1229,21 @@ class KeyedVectors:
         Returns
         -------
         float
+            0.0 when a mean is the zero vector.
+
+        Raises
+        ------
+        ParameterError
+            A list is empty (also a ``ZeroDivisionError``, as gensim raises).
+        UnknownWordError
+            A word is not in the vocabulary (gensim silently skips it).
         """
+        if isinstance(ws1, str) or isinstance(ws2, str):
+            raise ParameterError("n_similarity takes two lists of words, not a str")
         if not (len(ws1) and len(ws2)):
-            raise ZeroDivisionError("At least one of the passed list is empty.")
-        mean1 = self.get_mean_vector(ws1, pre_normalize=False)
-        mean2 = self.get_mean_vector(ws2, pre_normalize=False)
+            raise _EmptyListError("empty word list: n_similarity needs at least one word in each list")
+        mean1 = self.get_mean_vector(ws1, pre_normalize=False, ignore_missing=False)
+        mean2 = self.get_mean_vector(ws2, pre_normalize=False, ignore_missing=False)
         return float(np.dot(_unitvec(mean1), _unitvec(mean2)))
 
     def rank_by_centrality(self, words, use_norm=True):
