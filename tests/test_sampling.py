@@ -22,17 +22,21 @@ def test_keep_probability_formula():
     assert thr[0] == round(p[0] * 2 ** 32)
 
 
-@pytest.mark.parametrize("power", [0.75, 1.0, 0.0])
-def test_alias_table_reproduces_distribution_exactly(power):
-    counts = np.array([1000, 333, 120, 120, 55, 9, 2, 1], np.int64)
-    thr, alias = alias_table(counts, power)
-    n = counts.size
-    # the probability of each word implied by the table
+def implied_probabilities(thr, alias):
+    """The probability of each word that an alias table draws with."""
+    n = thr.size
     implied = np.zeros(n)
     for i in range(n):
         a = min(thr[i], 2 ** 32) / 2 ** 32
         implied[i] += a / n
         implied[alias[i]] += (1 - a) / n
+    return implied
+
+
+@pytest.mark.parametrize("power", [0.75, 1.0, 0.0])
+def test_alias_table_reproduces_distribution_exactly(power):
+    counts = np.array([1000, 333, 120, 120, 55, 9, 2, 1], np.int64)
+    implied = implied_probabilities(*alias_table(counts, power))
     want = counts ** power / np.sum(counts ** power)
     np.testing.assert_allclose(implied, want, atol=1e-9)
 
@@ -41,13 +45,7 @@ def test_alias_table_reproduces_distribution_exactly(power):
 def test_alias_table_for_a_huge_exponent_puts_the_mass_on_the_top_words(power):
     # counts ** power overflowed to inf: nan probabilities, which the alias table read as uniform
     counts = np.array([1000, 1000, 999, 9, 1], np.int64)
-    thr, alias = alias_table(counts, power)
-    n = counts.size
-    implied = np.zeros(n)
-    for i in range(n):
-        a = min(thr[i], 2 ** 32) / 2 ** 32
-        implied[i] += a / n
-        implied[alias[i]] += (1 - a) / n
+    implied = implied_probabilities(*alias_table(counts, power))
     with np.errstate(over="ignore"):   # -inf for the rare words at 1e308: exp gives 0
         want = np.exp(power * (np.log(counts) - np.log(1000)))   # exact, in log space
     np.testing.assert_allclose(implied, want / want.sum(), atol=1e-9)
