@@ -332,6 +332,20 @@ def test_a_norm_beyond_half_the_float32_range_is_refused(row):
                                                             abs=1e-6))
 
 
+@pytest.mark.parametrize("positive,negative", [(["w1", "w2"], ["w1", "w2"]), (["w1", "w2", "w3"], ["w3", "w1", "w2"]),
+                                               ([("w1", 0.3), "w2"], [("w1", -0.3), "w2"])])   # gensim: a pair keeps its sign
+def test_terms_that_cancel_up_to_rounding_are_refused(positive, negative):
+    # the float32 sum left a residue of ~1e-8 that most_similar ranked the vocabulary by
+    rng = np.random.default_rng(8)
+    kv = KeyedVectors([f"w{i}" for i in range(50)], rng.standard_normal((50, 20)).astype(np.float32))
+    with pytest.raises(ParameterError, match="cancel out"):
+        kv.most_similar(positive=positive, negative=negative)
+    with pytest.raises(ParameterError, match="cancel out"):
+        kv.most_similar(positive=[kv["w1"]], negative=[kv["w1"] * np.float32(1 + 1e-7)])
+    assert len(kv.most_similar(positive=["w1", "w2"], negative=["w3"])) == 10
+    assert len(kv.most_similar(positive=[kv["w1"] * np.float32(1e-30)])) == 10   # small, not cancelled
+
+
 # --------------------------------------------------------------------------- zero vectors
 @pytest.fixture
 def zero_kv():

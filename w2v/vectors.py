@@ -964,9 +964,15 @@ class KeyedVectors:
         keys, weight = self._parse_terms(positive, negative)
         self.fill_norms()
         clip_end = self._clip(restrict_vocab, len(self))
-        mean = self.get_mean_vector(keys, weight, pre_normalize=True, post_normalize=True, ignore_missing=False)
-        if not np.any(mean):   # e.g. positive=["a"], negative=["a"]: every score would be 0
+        raw = self.get_mean_vector(keys, weight, pre_normalize=True, post_normalize=False, ignore_missing=False)
+        # terms that cancel (positive=["a"], negative=["a"]; or ["a", "b"] against ["b", "a"],
+        # which leaves float32 rounding, ~1e-8 of the terms' size) have no direction: their
+        # scores would be 0 or rank the vocabulary by rounding noise
+        size = sum(abs(w) * (float(np.linalg.norm(k)) if isinstance(k, np.ndarray)
+                             else float(self._norms[self.get_index(k)] > 0)) for k, w in zip(keys, weight))
+        if not float(np.linalg.norm(raw)) * float(np.abs(weight).sum()) > 1e-5 * size:
             raise self._no_direction(keys, weight)
+        mean = _unitvec(raw).astype(np.float32)
         all_keys = [
             self.get_index(key) for key in keys if isinstance(key, _KEY_TYPES) and self.has_index_for(key)
         ]
