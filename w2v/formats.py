@@ -921,7 +921,22 @@ def save_native(kv, path, extra=None):
             # the new model is in place: the version this save moved aside, and any an earlier
             # save left (one interrupted while deleting it), are no longer needed by load's recovery
             for stale in aside_dirs(target):
-                shutil.rmtree(stale, ignore_errors=True)
+                _remove_aside(stale)
+
+
+def _remove_aside(path):
+    """Delete a model directory a save moved aside, read-only folders included.
+
+    A folder without write permission (a model kept ``chmod 555``) cannot lose
+    its files: such folders are made writable first (where this process owns
+    them), else the old model stayed behind as ``.NAME.*.old``.
+    """
+    for root, _, _ in os.walk(path):
+        try:
+            os.chmod(root, 0o700)
+        except OSError:
+            pass
+    shutil.rmtree(path, ignore_errors=True)
 
 
 #: suffix of the directory a save moves the model it replaces to (see :func:`aside_dirs`)
