@@ -1,5 +1,6 @@
 """Helpers shared by the CLI commands: one-line errors, no tracebacks."""
 import functools
+import math
 import signal
 import threading
 import warnings
@@ -73,3 +74,23 @@ class _signals_interrupt:
         for sig, handler in self.saved.items():
             signal.signal(sig, handler)
         return False
+
+
+def json_safe(value):
+    """``value`` with every NaN or infinite float replaced by None (JSON ``null``).
+
+    ``json.dumps`` writes such floats as bare ``NaN``/``Infinity``, which is
+    not JSON (strict parsers reject it); an undefined correlation (e.g. the
+    scores of a --pairs file are all equal, an epoch without examples) is
+    reported as null instead.
+    numpy scalars become Python numbers.
+    """
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # a numpy scalar
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -11,7 +11,7 @@ from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS, resolve_inputs
 from w2v.errors import CorpusError, OutputError, ParameterError
 from w2v.settings import available_cores
 
-from .common import one_line_errors
+from .common import json_safe, one_line_errors
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus-small.txt.xz"
 DEMO_WORDS = ("man", "woman", "house", "sea", "night", "king", "love", "father")
@@ -227,7 +227,7 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
             "settings": m.settings.to_dict(),
         }
         from w2v.atomic import atomic_write_text
-        atomic_write_text(report_json, json.dumps(report, indent=2) + "\n")
+        atomic_write_text(report_json, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
     if demo:
         wv = m.wv
         for word in DEMO_WORDS:

@@ -4,12 +4,11 @@ MODEL is a word2vec binary or text file (optionally ``.gz``/``.bz2``/``.xz``),
 a fastText ``.vec`` file or a native model directory; the format is detected.
 """
 import json
-import math
 import os
 
 import click
 
-from .common import one_line_errors
+from .common import json_safe, one_line_errors
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -29,25 +28,6 @@ def _print_neighbours(results):
     width = max(len(w) for w, _ in results)
     for word, score in results:
         click.echo(f"{word:<{width}}  {score:.4f}")
-
-
-def _json_safe(value):
-    """``value`` with every NaN or infinite float replaced by None (JSON ``null``).
-
-    ``json.dumps`` writes such floats as bare ``NaN``/``Infinity``, which is
-    not JSON (strict parsers reject it); an undefined correlation (e.g. the
-    scores of a --pairs file are all equal) is reported as null instead.
-    numpy scalars become Python numbers.
-    """
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # a numpy scalar
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _topn(ctx, param, value):
@@ -160,7 +140,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
         report["pairs"].append({"file": path, "pearson": r, "pearson_p": rp, "spearman": rho,
                                 "spearman_p": sp, "oov_percent": oov})
     if as_json:
-        click.echo(json.dumps(_json_safe(report), indent=2, allow_nan=False))
+        click.echo(json.dumps(json_safe(report), indent=2, allow_nan=False))
         return
     click.echo(f"{kv!r}, restrict_vocab={restrict_vocab}")
     if report["analogies"]:

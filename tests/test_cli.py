@@ -209,6 +209,20 @@ def test_save_model_holding_the_corpus_is_refused(small_corpus, tmp_path):
     check_outputs_not_corpus(["-"], output=str(tmp_path / "v.bin"))
 
 
+def test_report_json_is_strict_json(small_corpus, tmp_path):
+    # an epoch without examples has loss NaN: json.dumps wrote a bare NaN, which JSON has not
+    import json
+    rep = tmp_path / "r.json"
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1", "--dim", "8",
+               "--threads", "1", "-q", "--max-sentence-length", "1", "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+
+    def refuse(name):
+        raise AssertionError(f"{name} in the report")
+    report = json.loads(rep.read_text(), parse_constant=refuse)
+    assert report["epoch_loss"] == [None] and report["examples"] == 0
+
+
 def test_standard_input_twice_is_refused(tmp_path):
     assert_one_line_error(run(["train", "-", "-", "-o", str(tmp_path / "v.bin")]), "more than once")
 

@@ -243,6 +243,24 @@ def test_plan_kernel_fits_shared_memory():
         plan_kernel(Settings(dim=600, window=10, threads=1), 1, threads=256)
 
 
+@pytest.mark.parametrize("kw,names,exact", [
+    (dict(dim=8, negative=1000), "dim=8, window=5, negative=1000", False),   # negative, not dim, is too big
+    (dict(dim=2000, exact=True), "dim=2000, negative=5", False),              # --exact given already
+    (dict(dim=600, window=20), "dim=600, window=20, negative=5", True),       # --exact would fit
+    (dict(dim=3000, model="cbow", hs=True, negative=0), "dim=3000, hs (Huffman codes up to 40 long)", False),
+])
+def test_shared_memory_error_names_the_settings_that_fill_it(kw, names, exact):
+    # it said "dim=8 with window=5 ... lower dim or window, or use --exact" whatever the cause
+    from w2v.cuda.train import plan_kernel
+    from w2v.settings import Settings
+
+    with pytest.raises(ParameterError) as err:
+        plan_kernel(Settings(threads=1, **kw), 40, threads=32)
+    msg = str(err.value)
+    assert msg.startswith(names + " need ") and msg.endswith("or use --device cpu"), msg
+    assert ("--exact" in msg) == exact, msg
+
+
 def test_settings_device_validated():
     from w2v.settings import Settings
 

@@ -274,3 +274,20 @@ def test_word_pairs_with_zero_vectors(tmp_path):
     (r, _), (rho, _), oov = kv.evaluate_word_pairs(path, case_insensitive=False)
     model = [kv.similarity("x0", "y0"), 0.0, kv.similarity("x2", "x3"), 0.0]
     assert r == pytest.approx(ev.pearson([9, 1, 4, 2], model)[0]) and math.isfinite(rho) and oov == 0
+
+
+def test_indented_comments_and_a_byte_order_mark_are_read_as_such(tmp_path):
+    # "   # comment 1 2" was read as the pair ('#', 'comment'); a BOM made the first line unreadable
+    words, vecs = offset_model()
+    kv = KeyedVectors(words, vecs)
+    plain = tmp_path / "p.txt"
+    plain.write_text("x0 y0 9\nx1 y1 1\nx2 x3 4\n", encoding="utf-8")
+    odd = tmp_path / "odd.txt"
+    odd.write_text("\ufeffx0 y0 9\n   # indented comment 1 2\nx1 y1 1\n\t# tab 3 4\nx2 x3 4\n", encoding="utf-8")
+    assert kv.evaluate_word_pairs(odd, case_insensitive=False) == kv.evaluate_word_pairs(plain, case_insensitive=False)
+    assert kv.evaluate_word_pairs(odd, case_insensitive=False)[2] == 0.0
+    questions = "x0 y0 x1 y1\nx2 y2 x3 y3\n"
+    (tmp_path / "q.txt").write_text(": s\n" + questions, encoding="utf-8")
+    (tmp_path / "qbom.txt").write_text("\ufeff: s\n" + questions, encoding="utf-8")
+    assert kv.evaluate_word_analogies(tmp_path / "qbom.txt", case_insensitive=False) == \
+        kv.evaluate_word_analogies(tmp_path / "q.txt", case_insensitive=False)

@@ -443,6 +443,33 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
                            "corpus_words": u._encoded.n_words, "corpus_files": [str(other)]}
 
 
+def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
+    # --epochs at or below the epochs done trained nothing, exited 0 and rewrote the run state
+    m = Word2Vec(**{**FAST, "epochs": 4})
+
+    def hook(epoch):
+        if epoch == 1:
+            m.save(str(tmp_path / "ckpt"))
+
+    m.train(str(small_corpus), on_epoch_end=hook)
+    for epochs in (1, 2):
+        c = Word2Vec.load(str(tmp_path / "ckpt"))
+        c.settings.epochs = epochs
+        with pytest.raises(ParameterError, match="2 of 4 epochs done"):
+            c.train(str(small_corpus))
+        assert c.run_state["epochs_done"] == 2 and c.run_state["epochs"] == 4
+    res = CliRunner().invoke(main, ["train", "--resume", str(tmp_path / "ckpt"), "--epochs", "2", "-q",
+                                    "-o", str(tmp_path / "v.bin")])
+    assert res.exit_code == 1 and res.output.strip().splitlines() == [
+        "Error: the model holds an unfinished run: 2 of 4 epochs done; epochs=2 leaves none to train: "
+        "give more than 2 to continue it"], res.output
+    assert not (tmp_path / "v.bin").exists()
+    c = Word2Vec.load(str(tmp_path / "ckpt"))
+    c.settings.epochs = 3
+    c.train(str(small_corpus))
+    assert len(c.last_train["epoch_loss"]) == 1 and c.run_state["epochs_done"] == 3
+
+
 def test_checkpointing_with_threads(small_corpus, monkeypatch):
     """Epoch-by-epoch training (on_epoch_end) at 2 threads keeps the single stream's schedule.
 
@@ -799,7 +826,8 @@ def test_arrays_that_do_not_fit_the_settings_are_refused_before_any_kernel(train
         import dataclasses
         flip = dict(negative=5) if not m.settings.negative else dict(hs=True)
         m.settings = dataclasses.replace(m.settings, **flip)
-        with pytest.raises(ParameterError, match="cannot train"):
+        # refused as --resume refuses it, before the check of the arrays could see it
+        with pytest.raises(ParameterError, match="cannot change hs|cannot turn on negative sampling"):
             m.train()
     finally:
         for k, a in saved.items():

@@ -164,6 +164,60 @@ def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypat
     assert np.all(np.isfinite(m.syn0))
 
 
+def test_a_kept_wv_follows_further_training(small_corpus):
+    # m.wv kept across m.train() shared the trained syn0 but kept its old norms: cosines of 4
+    m = Word2Vec(threads=1, **FAST).train(str(small_corpus))
+    kv = m.wv
+    kv.most_similar("the", topn=1)      # fills its norm cache
+    m.train()
+    assert m.wv is not kv and np.shares_memory(kv.vectors, m.syn0)
+    np.testing.assert_allclose(kv.norms, np.linalg.norm(m.syn0, axis=1), rtol=1e-6)
+    assert kv.most_similar("the", topn=5) == m.wv.most_similar("the", topn=5)
+    assert all(abs(score) <= 1.0 + 1e-6 for _, score in kv.most_similar("the", topn=20))
+
+
+def test_settings_changed_by_hand_apply_at_the_next_train(small_corpus):
+    # m.settings.sample changed on a model with a vocabulary was ignored (the tables stayed)
+    m = Word2Vec(threads=1, **{**FAST, "sample": 0}).train(str(small_corpus))
+    assert m.last_train["kept"] == m.last_train["words"]
+    m.settings.sample = 1e-4
+    m.train()
+    fresh = Word2Vec(threads=1, **{**FAST, "sample": 1e-4}).train(str(small_corpus))
+    assert m.last_train["kept"] < 0.8 * m.last_train["words"]
+    assert m.last_train["kept"] == pytest.approx(fresh.last_train["kept"], rel=0.02)
+    np.testing.assert_array_equal(m.tables.keep_threshold, fresh.tables.keep_threshold)
+    m.settings.model = "cbow"           # the CLI refuses it with --resume; so does train()
+    with pytest.raises(ParameterError, match="cannot change model"):
+        m.train()
+    m.settings.model = "sg"
+    m.settings.ns_exponent = 0.5
+    m.train()
+    np.testing.assert_array_equal(m.tables.noise_table, Word2Vec(threads=1, **{**FAST, "ns_exponent": 0.5})
+                                  .build_vocab(str(small_corpus)).tables.noise_table)
+
+
+def test_on_epoch_end_must_be_callable_before_anything_trains(small_corpus):
+    m = Word2Vec(threads=1, **FAST)
+    with pytest.raises(ParameterError, match="on_epoch_end must be callable"):
+        m.train(str(small_corpus), on_epoch_end="x")
+    assert m.last_train is None
+
+
+def test_progress_counts_corpus_words_per_second():
+    # the progress line counted ids (in-vocabulary tokens and sentence ends), the summary raw tokens
+    import io
+    import time
+
+    from w2v.settings import Settings
+    from w2v.train import Progress
+
+    out = io.StringIO()
+    p = Progress(4000, Settings(threads=1), stream=out, interval=0, words_per_id=1.5)
+    p.t0 = time.perf_counter() - 10.0
+    p.maybe_report(2000, 1.0, 1, 0, force=True)
+    assert " 0.3k words/s" in out.getvalue(), out.getvalue()   # 2000 ids / 10 s x 1.5
+
+
 def test_on_disk_encoded_corpus_trains_identically(small_corpus):
     a = Word2Vec(threads=1, **FAST).train(str(small_corpus))
     b = Word2Vec(threads=1, memory_budget=0, **FAST)

@@ -825,7 +825,8 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             return ("full", cluster.scatter({"setup": setup, "weights": weights, "version": version},
                                             broadcast=broadcast))
 
-        progress = Progress(max(1, epochs * length), s, stream=progress_stream, quiet=quiet)
+        progress = Progress(max(1, epochs * length), s, stream=progress_stream, quiet=quiet,
+                            words_per_id=model.corpus_tokens / max(1, length))
         show_remaining(progress, first, epochs, length)   # the remaining epochs, at the run's rate
         stats = np.zeros((epochs, 4), np.float64)
         done = 0

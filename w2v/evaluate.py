@@ -11,8 +11,10 @@ The bundled test sets live in ``data/eval`` (see :func:`default_eval_paths`).
 from __future__ import annotations
 
 import logging
+import lzma
 import math
 import os
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -65,9 +67,10 @@ def _read_lines(path):
     try:
         with _open_read(path) as fin:
             raw = fin.read()
-    except (EOFError, ValueError) as exc:
+    except (EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
         raise FormatError(f"{path}: cannot read: {exc}") from None
-    return decode_utf8(raw, path).splitlines()
+    text = decode_utf8(raw, path)
+    return text[1:].splitlines() if text.startswith("\ufeff") else text.splitlines()   # a byte-order mark
 
 
 def _ok_vocab(kv, restrict_vocab, case_insensitive):
@@ -435,7 +438,7 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
     oov = 0
     parsed = 0
     for line_no, line in enumerate(_read_lines(path), 1):
-        if not line.strip() or line.startswith("#"):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         item = _parse_pair_line(line)
         if item is None:

@@ -1,15 +1,19 @@
 """The ``Word2Vec`` model: orchestrates corpus, vocabulary, tables and training."""
+import dataclasses
 import threading
 import time
 
 import numpy as np
 
 from .corpus import encode_corpus
-from .errors import VocabularyError
+from .errors import ParameterError, VocabularyError
 from .sampling import alias_table, keep_thresholds
 from .settings import Settings
 from .train import Progress, Tables, start_kernel_load
 from .vocab import build_vocab
+
+# the settings the sampling tables and the weights' shapes are built from
+BUILT_FROM = ("model", "dim", "hs", "negative", "sample", "ns_exponent")
 
 
 def initial_input_rows(rng, n, dim):
@@ -137,6 +141,24 @@ class Word2Vec:
             self.huffman = None
             codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
         self.tables = Tables(keep, nthr, nalias, codes, points, lengths)
+        self._built_from = {k: getattr(s, k) for k in BUILT_FROM}
+
+    def _apply_changed_settings(self):
+        """Settings changed by hand since the tables were built: rebuild the tables (``sample``,
+        ``ns_exponent``, ``negative``) or refuse the change (``model``, ``dim``, ``hs``), as
+        :func:`w2v.persist.update_settings` does; they were ignored."""
+        built = getattr(self, "_built_from", None)
+        if self.vocab is None or built is None:
+            return
+        changed = {k: getattr(self.settings, k) for k in BUILT_FROM if getattr(self.settings, k) != built[k]}
+        if changed:
+            from .persist import update_settings
+            wanted = self.settings
+            self.settings = dataclasses.replace(wanted, **built)
+            try:
+                update_settings(self, **changed)
+            finally:
+                self.settings = wanted
 
     def _init_weights(self):
         # input vectors uniform in [-1/dim, 1/dim) as gensim 4 (see initial_input_rows), outputs zero
@@ -191,6 +213,9 @@ class Word2Vec:
             and timings.
         """
         self.settings.validate()   # settings may have been changed since the model was made
+        self._apply_changed_settings()
+        if on_epoch_end is not None and not callable(on_epoch_end):
+            raise ParameterError(f"on_epoch_end must be callable, not {type(on_epoch_end).__name__}")
         if client is not None:
             from .distributed import train_distributed
             return train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,
@@ -208,7 +233,8 @@ class Word2Vec:
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
         s = self.settings
-        progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet)
+        progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet,
+                            words_per_id=self.corpus_tokens / max(1, self._encoded.length))
         stop = threading.Event()
         try:
             if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
@@ -225,6 +251,20 @@ class Word2Vec:
         return self
 
     # ------------------------------------------------------------------ results
+    @property
+    def _wv(self):
+        return self.__dict__.get("_wv_cached")
+
+    @_wv.setter
+    def _wv(self, value):
+        # every change of the weights drops the model's KeyedVectors (training, an update, a
+        # load): a copy the user kept shares syn0, so its cached norms must go as well, or its
+        # cosines go stale (above 1 after more training)
+        old = self.__dict__.get("_wv_cached")
+        if old is not None and old is not value:
+            old._forget_norms()
+        self.__dict__["_wv_cached"] = value
+
     @property
     def wv(self):
         """The trained input vectors as :class:`w2v.vectors.KeyedVectors` (shares memory)."""

@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 
 from .corpus import encode_corpus, scan_corpus
-from .errors import FormatError, ResumeWarning, VocabularyError
+from .errors import FormatError, ParameterError, ResumeWarning, VocabularyError
 from .model import initial_input_rows
 from .sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from .train import Progress, seed_states, train_epochs
@@ -283,7 +283,13 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
     Returns
     -------
     int
-        The first epoch to train (``settings.epochs`` if none is left).
+        The first epoch to train.
+
+    Raises
+    ------
+    ParameterError
+        The unfinished run over the same corpus has done ``settings.epochs``
+        epochs or more: nothing would be trained.
     """
     epochs = model.settings.epochs
     if same_corpus is None:
@@ -293,7 +299,12 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
     state = getattr(model, "run_state", None)
     if state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0):
         if same_corpus(state):
-            first = min(int(state["epochs_done"]), epochs)
+            first = int(state["epochs_done"])
+            if first >= epochs:
+                # it trained nothing, and recorded the run as finished at `epochs`
+                raise ParameterError(
+                    f"the model holds an unfinished run: {first} of {state['epochs']} epochs done; "
+                    f"epochs={epochs} leaves none to train: give more than {first} to continue it")
         else:
             warnings.warn(
                 f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
@@ -476,7 +487,6 @@ def _read_header(path):
 
 
 def _settings(header, mpath):
-    from .errors import ParameterError
     from .settings import Settings
 
     raw = header.get("settings")
@@ -634,8 +644,6 @@ def update_settings(model, /, **changes):
     ParameterError
         An invalid value or a structural change.
     """
-    from .errors import ParameterError
-
     s = model.settings
     for name in STRUCTURAL:
         if name in changes and changes[name] != getattr(s, name):

@@ -35,10 +35,17 @@ class Tables:
 
 
 class Progress:
-    """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss."""
+    """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss.
 
-    def __init__(self, total_words, settings, stream=None, quiet=False, interval=None):
+    ``total_words`` and the ``done`` of :meth:`maybe_report` count the ids the
+    kernels read (in-vocabulary tokens and sentence ends); ``words_per_id``
+    turns their rate into raw corpus words per second, the figure of the
+    final summary and of ``--report-json`` (raw tokens x epochs / seconds).
+    """
+
+    def __init__(self, total_words, settings, stream=None, quiet=False, interval=None, words_per_id=1.0):
         self.total = max(1, total_words)
+        self.words_per_id = words_per_id
         self.settings = settings
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet
@@ -60,6 +67,7 @@ class Progress:
         frac = done / self.total
         rate = done / elapsed
         eta = (self.total - done) / rate if rate > 0 else float("inf")
+        rate *= self.words_per_id
         loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
         line = (f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
                 f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "

@@ -544,6 +544,10 @@ class KeyedVectors:
                     "(or a value too large for float32)"
                 )
         self._vectors = arr
+        self._forget_norms()
+
+    def _forget_norms(self):
+        """Drop the cached norms and unit vectors (the vectors changed in place)."""
         self._norms = None
         self._div = None     # the norms as divisors of the scores (see _row_norms)
         self._normed = None

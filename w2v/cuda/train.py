@@ -66,9 +66,20 @@ def plan_kernel(settings, hs_width, seg_max=DEFAULT_SEG_MAX, threads=None):
         seg //= 2
     need = shared_bytes(s.dim, s.window, s.sg, not s.exact, kmax, seg, threads)
     if need > STATIC_SHARED_LIMIT:
+        # name what the block holds: dim-wide rows of the context (2 * window of them only in
+        # skip-gram's shared-negatives mode) and of the output words (negatives + 1, or the
+        # longest Huffman code); suggest --exact only where it would fit
+        shared_rows = s.sg and not s.exact
+        by_hs = s.hs and kmax == hs_width
+        lower = ["dim"] + (["window"] if shared_rows else []) + ([] if by_hs else ["negative"])
+        held = ", ".join(f"{name}={getattr(s, name)}" for name in lower)
+        if by_hs:
+            held += f", hs (Huffman codes up to {hs_width} long)"
+        exact = shared_rows and shared_bytes(s.dim, s.window, s.sg, False, kmax, 128, threads) <= STATIC_SHARED_LIMIT
         raise ParameterError(
-            f"dim={s.dim} with window={s.window} needs {need // 1024} KiB of GPU shared memory per block "
-            f"(limit {STATIC_SHARED_LIMIT // 1024} KiB): lower dim or window, or use --exact / --device cpu")
+            f"{held} need {need // 1024} KiB of GPU shared memory per block "
+            f"(limit {STATIC_SHARED_LIMIT // 1024} KiB): lower {' or '.join(lower)}"
+            f"{', use --exact' if exact else ''}, or use --device cpu")
     return kmax, seg, threads
 
 
