@@ -222,7 +222,8 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
             "corpus_words": m.corpus_tokens, "trained_words": tr["words"], "kept_words": tr["kept"],
             "examples": tr["examples"], "epoch_loss": tr["epoch_loss"],
             "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr["seconds"],
-            "kernel_load_seconds": tr.get("kernel_load_seconds"),
+            # loading the CPU kernel from Numba's cache; compiling the GPU kernel (--device cuda)
+            "kernel_load_seconds": tr.get("kernel_load_seconds", tr.get("compile_seconds")),
             "save_seconds": save_seconds, "total_seconds": total, "words_per_sec": words_per_sec,
             "settings": m.settings.to_dict(),
         }

@@ -300,6 +300,30 @@ def test_cuda_without_gpu_or_numba_cuda_is_a_one_line_error(monkeypatch, small_c
         wc.cuda_status.cache_clear()
 
 
+def test_cli_report_of_a_cuda_run_gives_its_compile_time(monkeypatch, small_corpus, tmp_path):
+    # --report-json had kernel_load_seconds null on the GPU path (its trainer says compile_seconds)
+    import w2v.cuda
+    import w2v.cuda.train as ct
+
+    def fake_train(enc, syn0, syn1neg, syn1, tables, sub, progress=None, stop_event=None,
+                   position_offset=0, total_positions=None, **options):
+        return {"epoch_loss": [1.0] * sub.epochs, "examples": 1, "kept": 1, "words": sub.epochs * enc.n_words,
+                "seconds": 0.5, "device": "cuda", "compile_seconds": 0.25, "device_bytes": 0,
+                "device_used_peak_bytes": 0, "resident": True, "batches": 1, "threads_per_block": 64,
+                "seg_max": 1, "atomics": False, "max_registers": 0, "segments": 1}
+
+    monkeypatch.setattr(w2v.cuda, "require_cuda", lambda: None)
+    monkeypatch.setattr(ct, "require_cuda", lambda: None)
+    monkeypatch.setattr(ct, "train_epochs_cuda", fake_train)
+    from cli.main import main
+    rep = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["train", str(small_corpus), "--device", "cuda", "--epochs", "1", "--dim", "8",
+                                    "-q", "-o", str(tmp_path / "v.bin"), "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(rep.read_text())
+    assert report["kernel_load_seconds"] == 0.25 and report["train_seconds"] == 0.5
+
+
 def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_path):
     """run_epochs_cuda's run bookkeeping (shared with the CPU path) with a stand-in for the device trainer.
 
