@@ -63,6 +63,7 @@ class Word2Vec:
         self.last_train = None
         self._encoded = None
         self._wv = None
+        self._built_from = None     # the settings the tables were built from (see BUILT_FROM)
         self.run_state = None       # the latest run: epochs, epochs_done, corpus (see w2v.persist)
         self._rng_states = None
 
@@ -144,10 +145,10 @@ class Word2Vec:
         self._built_from = {k: getattr(s, k) for k in BUILT_FROM}
 
     def _apply_changed_settings(self):
-        """Settings changed by hand since the tables were built: rebuild the tables (``sample``,
-        ``ns_exponent``, ``negative``) or refuse the change (``model``, ``dim``, ``hs``), as
-        :func:`w2v.persist.update_settings` does; they were ignored."""
-        built = getattr(self, "_built_from", None)
+        """Apply settings changed by hand since the tables were built (``m.settings.sample = ...``):
+        rebuild the tables (``sample``, ``ns_exponent``, ``negative``) or refuse the change
+        (``model``, ``dim``, ``hs``), as :func:`w2v.persist.update_settings` does for --resume."""
+        built = self._built_from
         if self.vocab is None or built is None:
             return
         changed = {k: getattr(self.settings, k) for k in BUILT_FROM if getattr(self.settings, k) != built[k]}
