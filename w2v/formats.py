@@ -29,6 +29,7 @@ import glob
 import json
 import logging
 import lzma
+import math
 import os
 import re
 import shutil
@@ -990,13 +991,13 @@ def _read_model_file(path, missing):
 
 
 def _npy_layout(f, path):
-    """Check the header of the open ``.npy`` file ``f`` against the file's size.
+    """``(shape, fortran_order, dtype, data_offset)`` from the header of the open ``.npy`` file ``f``.
 
     A header that does not parse (numpy raises ValueError, SyntaxError,
     tokenize.TokenError, OverflowError... for damaged ones), declares a
     negative or overflowing shape, an object dtype (pickle) or another data
-    size than the file holds is a FormatError naming the file, before numpy
-    maps or allocates anything for it.
+    size than the file holds is a FormatError naming the file, before
+    anything is mapped or allocated for it.
     """
     fmt = np.lib.format
     size = os.fstat(f.fileno()).st_size
@@ -1020,28 +1021,31 @@ def _npy_layout(f, path):
         raise FormatError(f"{path}: corrupt .npy file: bad shape {shape!r} in the header")
     if dtype.itemsize == 0:
         raise FormatError(f"{path}: corrupt .npy file: dtype {dtype} has no size")
-    n = 1
-    for d in shape:
-        n *= d
-    want = f.tell() + n * dtype.itemsize
+    offset = f.tell()
+    want = offset + math.prod(shape) * dtype.itemsize
     if size != want:
         what = "truncated" if size < want else "corrupt"
         raise FormatError(f"{path}: {what} .npy file: the header declares a {dtype} array of shape "
                           f"{shape}, {want:,} bytes in all; the file has {size:,}")
+    return shape, fortran, dtype, offset
 
 
 def _load_npy(path, mmap, missing="missing file"):
-    """``np.load`` of one array without pickle; every failure becomes a FormatError naming the file.
+    """One ``.npy`` array (never a pickle); every failure becomes a FormatError naming the file.
 
     A missing file is "``missing``", one that cannot be read (permissions,
     I/O errors) "cannot read", and a damaged or foreign one "corrupt or
-    truncated": the header and the file's size are checked before numpy
-    maps or reads the data.
+    truncated": the header and the file's size are checked (once, by
+    :func:`_npy_layout`) before the data are mapped or read.
     """
     try:
         with open(path, "rb") as f:
-            _npy_layout(f, path)
-        arr = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+            shape, fortran, dtype, offset = _npy_layout(f, path)
+            order = "F" if fortran else "C"
+            if mmap and shape and 0 not in shape:   # numpy cannot map no bytes
+                arr = np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+            else:
+                arr = np.fromfile(f, dtype=dtype, count=math.prod(shape)).reshape(shape, order=order)
     except FileNotFoundError:
         raise FormatError(f"{path}: {missing}") from None
     except OSError as exc:
@@ -1051,8 +1055,6 @@ def _load_npy(path, mmap, missing="missing file"):
     except Exception as exc:   # noqa: BLE001 - e.g. the file changed under us
         detail = " ".join(str(exc).split()) or type(exc).__name__
         raise FormatError(f"{path}: corrupt or truncated .npy file: {detail[:200]}") from None
-    if not isinstance(arr, np.ndarray):
-        raise FormatError(f"{path}: not a single .npy array")
     return arr
 
 
