@@ -301,3 +301,34 @@ def test_an_unreadable_file_or_folder_inside_a_corpus_directory_is_an_error(tmp_
     monkeypatch.setattr(os, "scandir", scandir)
     with pytest.raises(CorpusError, match="sub: Permission denied"):
         resolve_inputs([str(d)])
+
+
+@pytest.mark.parametrize("chunk", [3, 4, 7])
+def test_a_forced_cut_of_an_overlong_token_never_splits_a_character(tmp_path, chunk):
+    # a run without whitespace longer than 64 chunks is cut; the byte scan must cut it
+    # between characters, not inside one (both halves would become U+FFFD, with a warning)
+    p = tmp_path / "long.txt"
+    for tok in ["é" * 500, "a" + "日" * 300, "😀" * 200]:
+        p.write_text("start " + tok + " end\n", encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CorpusWarning)
+            sc = scan_corpus([str(p)], chunk_chars=chunk)
+        toks = [sc.words[i] for i in sc.stream.read(0, sc.stream.length) if i >= 0]
+        assert len(toks) > 3 and "".join(toks[1:-1]) == tok and (toks[0], toks[-1]) == ("start", "end")
+        sc.stream.close()
+
+
+@pytest.mark.parametrize("sep", ["\x0b", "\x0c", "\x1c", "\u00a0", "\u3000", ","])
+@pytest.mark.parametrize("tokenizer,lowercase", [("whitespace", True), ("simple", False)])
+def test_text_scan_cuts_a_long_run_at_any_separator_not_inside_a_token(tmp_path, sep, tokenizer, lowercase):
+    # no ASCII space, tab or line end for more than 64 chunks: the cut must still fall
+    # at a separator the tokenizer splits at, not inside a word
+    rng = np.random.default_rng(0)
+    words = ["".join("abcdefg"[k] for k in rng.integers(0, 7, rng.integers(1, 12))) for _ in range(300)]
+    if sep == "," and tokenizer == "whitespace":
+        sep = ", "                      # one 3,000-character word otherwise (cut: it has no separator)
+    text = sep.join(words)
+    p = tmp_path / "seps.txt"
+    p.write_text(text, encoding="utf-8")
+    want = text.split() if tokenizer == "whitespace" else words
+    assert tokens_of([str(p)], tokenizer=tokenizer, lowercase=lowercase, chunk_chars=5) == want

@@ -29,8 +29,11 @@ def test_matches_gensim_counts(small_corpus):
     m.build_vocab(LineSentence(str(small_corpus)))
     g = {w: m.wv.get_vecattr(w, "count") for w in m.wv.index_to_key}
     assert dict(zip(vocab.words, vocab.counts.tolist())) == g
-    # gensim orders ties arbitrarily (reversed argsort); the count sequence is the same
+    # the count sequence is the same; gensim 4 breaks ties by the *latest* first occurrence
+    # (np.lexsort((-index, -count))), w2v by the earliest (documented in w2v.vocab.Vocab)
     assert vocab.counts.tolist() == [g[w] for w in m.wv.index_to_key]
+    first = {w: i for i, w in enumerate(sc.words)}
+    assert m.wv.index_to_key == sorted(vocab.words, key=lambda w: (-g[w], -first[w]))
 
 
 def test_empty_vocabulary_after_min_count():

@@ -39,6 +39,8 @@ TOKENIZERS = ("whitespace", "simple", "char")
 DEFAULT_CHUNK_CHARS = 1 << 18  # characters read at a time (bounded transient memory)
 DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
+_SIMPLE_SEPARATOR = re.compile(r"[\W_]")   # what ``simple`` never keeps
+_SPACE = re.compile(r"\s")                 # exactly str.isspace()
 
 
 # --------------------------------------------------------------------------- inputs
@@ -204,9 +206,11 @@ def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars
     """Yield ``(tokens, ends_sentence)`` pieces of the corpus, reading bounded chunks.
 
     A line longer than a chunk comes out in several pieces with
-    ``ends_sentence=False`` on all but the last; no piece ever holds more
-    than ``chunk_chars`` characters, so memory stays bounded whatever the
-    line length.  Tokens never straddle two pieces.
+    ``ends_sentence=False`` on all but the last; no piece holds more than
+    a chunk and the end of a token carried over from the one before (at
+    most 64 chunks in all), so memory stays bounded whatever the line
+    length.  Tokens never straddle two pieces, except a run of more than
+    64 chunks without a separator, which is cut.
 
     Parameters
     ----------
@@ -255,6 +259,7 @@ def token_pieces(chunks, tokenizer="whitespace", lowercase=False, chunk_chars=DE
     """
     split_lines = _tokenize_lines_fn(tokenizer, lowercase)
     cut_anywhere = tokenizer == "char"
+    separator = _SIMPLE_SEPARATOR if tokenizer == "simple" else _SPACE
     carry = ""
     while True:
         data = next(chunks, "")
@@ -269,6 +274,12 @@ def token_pieces(chunks, tokenizer="whitespace", lowercase=False, chunk_chars=DE
             else:
                 # cut after the last whitespace so that no token is split
                 cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r"))
+                if cut < 0 and len(text) >= 64 * chunk_chars:
+                    # before a forced cut, any other separator: \v, \f, NO-BREAK SPACE, ...
+                    # (and, for ``simple``, any character that is not part of a token)
+                    last = separator.search(text[::-1])
+                    if last is not None:
+                        cut = len(text) - 1 - last.start()
                 if cut < 0:
                     if len(text) < 64 * chunk_chars:
                         carry = text
@@ -407,7 +418,10 @@ class ScannedCorpus:
     n_tokens : int
         Total tokens read.
     n_sentences : int
-        Lines (sentences before splitting) read.
+        Sentence ends read: every ``\n`` and every end of a file, so empty
+        lines count and a file that ends with ``\n`` counts one more than
+        its lines (gensim's ``corpus_count`` counts non-empty lines; the
+        empty sentences are dropped when the corpus is encoded).
     """
 
     def __init__(self, words, counts, stream, n_tokens, n_sentences, files):
@@ -587,9 +601,10 @@ def _scan_bytes(files, stream, chunk_bytes, progress):
                 buf = np.frombuffer(text, np.uint8)
                 # a "token" longer than 64 chunks is cut (memory stays bounded), as _scan_text does
                 force = not final and buf.size >= 64 * chunk_bytes
+                n = _char_boundary(buf) if force else buf.size
                 out = np.empty(buf.size, np.int32)
                 lines_before = int(vocab.state[2])
-                consumed, written = vocab.scan(buf, buf.size, final or force, out)
+                consumed, written = vocab.scan(buf, n, final or force, out)
                 if written:
                     stream.append(out[:written])
                     n_tokens += written - (int(vocab.state[2]) - lines_before)
@@ -607,6 +622,23 @@ def _scan_bytes(files, stream, chunk_bytes, progress):
     if len(set(words)) < len(words):
         words, counts = _merge_same_words(words, counts, stream)
     return words, counts, n_tokens, int(vocab.state[2]) + n_files
+
+
+def _char_boundary(buf):
+    """Length of ``buf`` (UTF-8 bytes) without a multi-byte character cut off at its end.
+
+    A forced cut of an overlong token must not split a character: both halves
+    would decode to U+FFFD (and be reported as bytes that are not UTF-8).
+    """
+    n = buf.size
+    for back in range(1, min(4, n) + 1):
+        b = int(buf[n - back])
+        if b < 0x80:
+            return n                              # ASCII: the buffer ends after it
+        if b >= 0xC0:                             # a lead byte: does its character fit?
+            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return n if need <= back else n - back
+    return n                                      # continuation bytes only: invalid anyway
 
 
 def _merge_same_words(words, counts, stream):

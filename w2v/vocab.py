@@ -8,8 +8,12 @@ class Vocab:
     """Words in index order with their corpus counts.
 
     Order is deterministic: count descending, ties broken by first occurrence
-    in the corpus (as gensim's ``sort_by_descending_frequency`` with a stable
-    sort; word2vec.c additionally puts ``</s>`` first, w2v does not).
+    in the corpus.  gensim 4's ``sort_by_descending_frequency`` breaks ties the
+    other way (``np.lexsort((-index, -count))``: the word seen *last* first);
+    word2vec.c's ``qsort`` leaves them in no fixed order and puts ``</s>``
+    first, which w2v does not have.  The words and counts are the same as
+    gensim's ``build_vocab`` (``corpus_file`` or ``LineSentence``) on the same
+    file.
 
     Parameters
     ----------
@@ -50,7 +54,12 @@ def build_vocab(words, counts, min_count=5, max_vocab_size=None):
     min_count : int
         Words occurring fewer times are dropped.
     max_vocab_size : int, optional
-        Keep only the most frequent words (ties by first occurrence).
+        Keep exactly the ``max_vocab_size`` most frequent words, cutting a
+        group of equal counts by first occurrence.  gensim's
+        ``max_final_vocab`` instead raises ``min_count`` so that no group of
+        equal counts is cut (it may keep fewer words), and gensim's
+        ``max_vocab_size`` / word2vec.c's vocabulary reduction prune rare words
+        *while counting* (approximate counts); w2v's counts are always exact.
 
     Returns
     -------
