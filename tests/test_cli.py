@@ -57,7 +57,7 @@ def test_train_writes_binary_and_text(small_corpus, tmp_path):
     (["--dim", "0"], "dim"), (["--window", "0"], "window"), (["--epochs", "0"], "epochs"),
     (["--negative", "-1"], "negative"), (["--negative", "0"], "negative"), (["--alpha", "0"], "alpha"),
     (["--min-count", "100000"], "vocabulary is empty"), (["--epochs", "1000000000000"], "epochs must be <="),
-    (["--epochs", "99999999999999999999"], "epochs must be <="), (["--ns-exponent", "-1"], "ns_exponent"),
+    (["--epochs", "99999999999999999999"], "epochs must be <="), (["--ns-exponent", "nan"], "ns_exponent"),
 ])
 def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--quiet"] + args)

@@ -33,8 +33,9 @@ def implied_probabilities(thr, alias):
     return implied
 
 
-@pytest.mark.parametrize("power", [0.75, 1.0, 0.0])
+@pytest.mark.parametrize("power", [0.75, 1.0, 0.0, -0.5, -1.0])
 def test_alias_table_reproduces_distribution_exactly(power):
+    # a negative power (allowed by gensim's ns_exponent) favours rare words
     counts = np.array([1000, 333, 120, 120, 55, 9, 2, 1], np.int64)
     implied = implied_probabilities(*alias_table(counts, power))
     want = counts ** power / np.sum(counts ** power)
@@ -50,6 +51,29 @@ def test_alias_table_for_a_huge_exponent_puts_the_mass_on_the_top_words(power):
         want = np.exp(power * (np.log(counts) - np.log(1000)))   # exact, in log space
     np.testing.assert_allclose(implied, want / want.sum(), atol=1e-9)
     assert implied[0] == pytest.approx(implied[1], rel=1e-8) and implied[3] == 0 and implied[4] == 0
+
+
+@pytest.mark.parametrize("power", [-600.0, -1e308])
+def test_alias_table_for_a_huge_negative_exponent_puts_the_mass_on_the_rarest_words(power):
+    counts = np.array([1000, 999, 9, 1, 1], np.int64)
+    implied = implied_probabilities(*alias_table(counts, power))
+    with np.errstate(over="ignore"):
+        want = np.exp(power * (np.log(counts) - np.log(1)))
+    np.testing.assert_allclose(implied, want / want.sum(), atol=1e-9)
+    assert implied[3] == pytest.approx(0.5) and implied[4] == pytest.approx(0.5) and implied[0] == 0
+
+
+def test_negative_exponent_matches_gensim_noise_table():
+    gensim_w2v = pytest.importorskip("gensim.models.word2vec")
+    words = [f"w{i}" for i in range(12)]
+    counts = np.array([900, 500, 300, 300, 120, 60, 30, 12, 9, 5, 5, 5], np.int64)
+    sentences = [[w] * int(c) for w, c in zip(words, counts)]
+    g = gensim_w2v.Word2Vec(vector_size=4, min_count=1, ns_exponent=-0.75, sample=0, workers=1)
+    g.build_vocab(sentences)
+    g_prob = np.diff(np.concatenate([[0], g.cum_table])) / g.cum_table[-1]
+    g_order = [g.wv.key_to_index[w] for w in words]
+    implied = implied_probabilities(*alias_table(counts, -0.75))
+    np.testing.assert_allclose(implied, g_prob[g_order], rtol=1e-4)   # gensim's table rounds to 2**31
 
 
 @pytest.mark.parametrize("power", [0.75, 0.0])

@@ -16,7 +16,9 @@ def keep_probabilities(counts, sample):
     ``p = (sqrt(f / (t N)) + 1) * (t N) / f`` clipped to 1, where ``f`` is
     the word's count, ``N`` the total count of the vocabulary and ``t`` the
     ``sample`` threshold (gensim uses the same formula).  ``sample=0``
-    disables subsampling.
+    disables subsampling, and so does any ``sample >= 1`` in effect (as in
+    word2vec.c, ``t`` is always a fraction of ``N``; gensim reads
+    ``sample >= 1`` as an absolute count instead).
 
     Parameters
     ----------
@@ -50,13 +52,24 @@ def keep_thresholds(counts, sample):
 def noise_distribution(counts, power=0.75):
     """Unigram distribution raised to ``power`` and normalized (word2vec's noise).
 
-    The counts are scaled by the largest first, so that ``counts ** power``
-    cannot overflow for any finite ``power >= 0`` (a huge power puts all the
-    mass on the most frequent words instead of turning it into nan).
+    ``power`` 1 samples in proportion to the counts, 0 uniformly, and a
+    negative power favours rare words (gensim's ``ns_exponent`` allows it too).
+    The counts are scaled first by the largest (``power >= 0``) or the smallest
+    positive one (``power < 0``), so every scaled weight is at most 1 and
+    ``counts ** power`` cannot overflow for any finite power (a huge power puts
+    all the mass on the most or least frequent words instead of turning it into
+    nan). With a negative power a zero count gets weight 0.
     """
     c = np.asarray(counts, dtype=np.float64)
-    top = c.max() if c.size else 0.0
-    w = (c / top) ** power if top > 0 else c ** power
+    positive = c[c > 0]
+    if power >= 0:
+        ref = c.max() if c.size else 0.0
+        w = (c / ref) ** power if ref > 0 else c ** power
+    elif positive.size:
+        w = np.zeros_like(c)
+        w[c > 0] = (c[c > 0] / positive.min()) ** power
+    else:
+        w = np.ones_like(c)
     return w / w.sum()
 
 
@@ -115,8 +128,6 @@ def alias_table(counts, power=0.75):
     alias : numpy.ndarray of int32
         The other word of column ``i``.
     """
-    if power < 0:
-        raise ParameterError("ns_exponent must be >= 0")
     prob = noise_distribution(counts, power)
     accept, alias = _build_alias(prob)
     thr = np.minimum(np.round(accept * 2.0 ** 32), 2.0 ** 32).astype(np.int64)

@@ -99,7 +99,6 @@ class Settings:
         need(self.alpha > 0, f"alpha must be > 0 (got {self.alpha!r})")
         need(0 <= self.min_alpha <= self.alpha, f"min_alpha must be in [0, alpha] (got {self.min_alpha!r})")
         need(self.sample >= 0, f"sample must be >= 0 (got {self.sample!r})")
-        need(self.ns_exponent >= 0, f"ns_exponent must be >= 0 (got {self.ns_exponent!r})")
         if self.max_vocab_size is not None:
             integer("max_vocab_size", 1)
         need(self.tokenizer in TOKENIZERS, f"tokenizer must be one of {', '.join(TOKENIZERS)}")
