@@ -1,7 +1,9 @@
 """Helpers shared by the CLI commands: one-line errors, no tracebacks."""
 import functools
 import math
+import os
 import signal
+import sys
 import threading
 import warnings
 
@@ -30,6 +32,9 @@ def one_line_errors(func):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             raise SystemExit(130)
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise SystemExit(1)
         except KeyError as exc:
             msg = exc.args[0] if exc.args else str(exc)
             raise click.ClickException(str(msg).splitlines()[0] if str(msg) else "key error")
@@ -40,6 +45,20 @@ def one_line_errors(func):
             raise click.ClickException(" ".join(text.split("\n")))
 
     return wrapper
+
+
+def _quiet_stdout():
+    """The reader of stdout went away (``w2v info f | head -1``): stop quietly.
+
+    Python's recipe: point stdout at /dev/null so that flushing it at exit
+    cannot raise a second ``BrokenPipeError``; the command exits 1 with no
+    message (the output the reader wanted is already there).
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a descriptor
+        pass
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):

@@ -13,12 +13,20 @@ from .common import json_safe, one_line_errors
 _CTX = {"help_option_names": ["-h", "--help"]}
 
 
-def _load(path, limit=None):
+def _load(path, limit=None, unicode_errors="strict"):
     if not os.path.exists(path):
         raise click.ClickException(f"{path}: no such file or directory")
     from w2v.formats import load
 
-    return load(path, limit=limit)
+    return load(path, limit=limit, unicode_errors=unicode_errors)
+
+
+#: ``--unicode-errors``: how the words of a word2vec file that are not UTF-8 are read (word2vec.c cuts
+#: words at 100 bytes, in the middle of a multi-byte character if need be)
+_unicode_errors = click.option(
+    "--unicode-errors", type=click.Choice(["strict", "replace", "ignore"]), default="strict",
+    show_default=True, help="Words of a word2vec file that are not valid UTF-8: an error, U+FFFD, "
+                            "or dropped bytes.")
 
 
 def _print_neighbours(results):
@@ -45,15 +53,16 @@ def _topn(ctx, param, value):
               help="A word that counts negatively (repeat the option for several).")
 @click.option("--restrict-vocab", type=click.IntRange(min=1), default=None,
               help="Search only the N most frequent words.")
+@_unicode_errors
 @one_line_errors
-def similar(model, words, topn, negative, restrict_vocab):
+def similar(model, words, topn, negative, restrict_vocab, unicode_errors):
     """Print the nearest neighbours (cosine) of WORD(s) in MODEL.
 
     Several WORDs are combined: the query is the mean of their unit vectors
     (minus those of the --negative words), and the query words are left out
     of the answer, as in gensim's most_similar.
     """
-    kv = _load(model)
+    kv = _load(model, unicode_errors=unicode_errors)
     results = kv.most_similar(positive=list(words), negative=list(negative), topn=topn,
                               restrict_vocab=restrict_vocab)
     _print_neighbours(results)
@@ -70,13 +79,14 @@ def similar(model, words, topn, negative, restrict_vocab):
               help="Vector offset (most_similar) or multiplicative objective (most_similar_cosmul).")
 @click.option("--restrict-vocab", type=click.IntRange(min=1), default=None,
               help="Search only the N most frequent words.")
+@_unicode_errors
 @one_line_errors
-def analogy(model, a, b, c, topn, method, restrict_vocab):
+def analogy(model, a, b, c, topn, method, restrict_vocab, unicode_errors):
     """Solve "A is to B as C is to ?" with the vectors of MODEL.
 
     The answer is the word closest to B - A + C (positive B and C, negative A).
     """
-    kv = _load(model)
+    kv = _load(model, unicode_errors=unicode_errors)
     if method == "3cosadd":
         results = kv.most_similar(positive=[b, c], negative=[a], topn=topn, restrict_vocab=restrict_vocab)
     else:
@@ -98,8 +108,10 @@ def analogy(model, a, b, c, topn, method, restrict_vocab):
               help="How analogies are answered.")
 @click.option("--sections", is_flag=True, help="Also print the accuracy of every analogy section.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@_unicode_errors
 @one_line_errors
-def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, sections, as_json):
+def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, sections, as_json,
+             unicode_errors):
     """Evaluate MODEL on analogy and word-similarity test sets.
 
     Without --analogies/--pairs, uses the bundled sets (Google analogies,
@@ -119,7 +131,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
     for path in list(analogies) + list(pairs):
         if not os.path.exists(path):
             raise click.ClickException(f"{path}: no such file or directory")
-    kv = _load(model)
+    kv = _load(model, unicode_errors=unicode_errors)
     report = {"model": model, "restrict_vocab": restrict_vocab, "analogies": [], "pairs": []}
     for path in analogies:
         score, secs = kv.evaluate_word_analogies(path, restrict_vocab=restrict_vocab,
@@ -169,8 +181,9 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
               help="Output format [default: from OUT: .bin binary, .txt/.vec text, else native]; "
                    "a .gz/.bz2/.xz suffix compresses bin/text.")
 @click.option("--limit", type=int, default=None, help="Convert only the first N vectors.")
+@_unicode_errors
 @one_line_errors
-def convert(src, dst, to, limit):
+def convert(src, dst, to, limit, unicode_errors):
     """Convert vectors IN (any supported format) to OUT.
 
     OUT may not be IN itself (also through a link): converting a file or
@@ -190,7 +203,7 @@ def convert(src, dst, to, limit):
         if same:
             raise OutputError(f"cannot write {dst}: it is the input {src} itself (converting in place "
                               "would replace it); write to another path")
-    kv = _load(src, limit=limit)
+    kv = _load(src, limit=limit, unicode_errors=unicode_errors)
     save(kv, dst, format=to)
     click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst}", err=True)
 

@@ -217,3 +217,50 @@ def test_similar_on_a_huge_value(tmp_path):
     cos = vecs @ vecs[0] / (np.linalg.norm(vecs, axis=1) * np.linalg.norm(vecs[0]))   # float64: no overflow
     assert [w for w, _ in lines] == ["c", "d", "b"]
     np.testing.assert_allclose([float(s) for _, s in lines], cos[[2, 3, 1]], atol=1e-4)
+
+
+def _cut_utf8_file(tmp_path):
+    """A word2vec.c-style binary file whose long word was cut inside a multi-byte character
+    (as word2vec.c's 100-byte limit on words can)."""
+    cut = ("日本語" * 12).encode("utf-8")[:97] + "語".encode("utf-8")[-1:]
+    vecs = np.arange(9, dtype=np.float32).reshape(3, 3) + 1
+    out = b"3 3\n"
+    for w, v in zip([b"</s>", cut, b"the"], vecs):
+        out += w + b" " + v.astype("<f4").tobytes() + b"\n"
+    path = tmp_path / "cut.bin"
+    path.write_bytes(out)
+    return path
+
+
+def test_unicode_errors_option_loads_cut_words(tmp_path):
+    path = _cut_utf8_file(tmp_path)
+    res = run(["similar", path, "the"])
+    # the error names the way out, and the CLI has it
+    assert_one_line_error(res, "not valid UTF-8", "--unicode-errors replace")
+    res = run(["similar", path, "the", "--unicode-errors", "replace"])
+    assert res.exit_code == 0, res.output
+    assert "\ufffd" in res.output
+    out = tmp_path / "out.txt"
+    res = run(["convert", path, out, "--unicode-errors", "ignore"])
+    assert res.exit_code == 0, res.output
+    assert load(out).index_to_key[1] == ("日本語" * 12).encode("utf-8")[:96].decode("utf-8")
+    res = run(["analogy", path, "</s>", "the", "</s>", "--unicode-errors", "replace"])
+    assert res.exit_code == 0, res.output
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("the\t</s>\t1\nthe\tthe\t2\n</s>\t</s>\t3\n", encoding="utf-8")
+    res = run(["eval", path, "--pairs", pairs, "--unicode-errors", "replace"])
+    assert res.exit_code == 0, res.output
+
+
+def test_closed_stdout_pipe_stops_quietly(model):
+    """``w2v similar ... | head -1``: the reader went away, which is not an error to report."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "similar", str(model[1]), "king", "--topn", "15"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
+    proc.stdout.close()                       # closed before the command prints anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert err == "", err                     # was "Error: [Errno 32] Broken pipe"

@@ -285,6 +285,40 @@ def test_gensim_interop_both_directions(tmp_path, name, binary):
     np.testing.assert_allclose(g2.vectors, kv.vectors, rtol=1e-6)
 
 
+# words with whitespace other than ASCII's: gensim, word2vec.c and fastText keep it inside a word
+_UNICODE_SPACE_WORDS = ["10\u00a0000", "a\u2009b", "ideo\u3000sp", "ls\u2028x", "nel\x85x", "fs\x1cx", "\u00a0"]
+
+
+@pytest.mark.parametrize("name", ["v.bin", "v.txt", "v.vec.gz"])
+def test_words_with_unicode_whitespace_round_trip(tmp_path, name):
+    kv = make_kv(len(_UNICODE_SPACE_WORDS) + 1, 3, words=["the"] + _UNICODE_SPACE_WORDS)
+    path = tmp_path / name
+    save(kv, path)                                   # used to refuse them ("whitespace")
+    same(load(path), kv)
+    # ASCII whitespace still ends a word in every reader: refused before anything is written
+    for word in ("a b", "a\tb", "a\rb", "a\x0bb", "a\x0cb", "a\nb"):
+        bad = KeyedVectors(["x", word], np.ones((2, 3), np.float32))
+        with pytest.raises(FormatError, match="whitespace"):
+            save(bad, tmp_path / ("bad_" + name))
+        assert not (tmp_path / ("bad_" + name)).exists()
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_gensim_file_with_unicode_whitespace_converts(tmp_path, binary):
+    """A gensim (or fastText) file whose words hold NO-BREAK SPACE loads and converts."""
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    words = ["the"] + _UNICODE_SPACE_WORDS
+    vecs = np.arange(3 * len(words), dtype=np.float32).reshape(len(words), 3) + 1
+    g = gensim_kv.KeyedVectors(3)
+    g.add_vectors(words, vecs)
+    theirs = tmp_path / ("theirs.bin" if binary else "theirs.vec")
+    g.save_word2vec_format(str(theirs), binary=binary)
+    res = _cli(["convert", theirs, tmp_path / "ours.bin"])
+    assert res.exit_code == 0, res.output
+    back = gensim_kv.KeyedVectors.load_word2vec_format(str(tmp_path / "ours.bin"), binary=True)
+    assert list(back.index_to_key) == words and np.array_equal(back.vectors, vecs)
+
+
 def test_torch_embedding(tmp_path):
     torch = pytest.importorskip("torch")
     kv = make_kv(5, 4)
@@ -853,3 +887,19 @@ def test_convert_refuses_to_write_over_its_input(tmp_path, name, to):
     same(kv, load(path))
     res = _cli(["convert", path, tmp_path / "copy.bin"])        # another path is fine
     assert res.exit_code == 0, res.output
+
+
+def test_load_passes_unicode_errors(tmp_path):
+    """w2v.load / KeyedVectors.load take the unicode_errors their error message tells users to pass."""
+    p = tmp_path / "bad.bin"
+    p.write_bytes(raw_binary(["a", "b"], np.ones((2, 2), np.float32)).replace(b"\nb ", b"\nb\xe6\x97 "))
+    with pytest.raises(FormatError, match="unicode_errors='replace'"):
+        load(p)
+    assert load(p, unicode_errors="replace").index_to_key == ["a", "b\ufffd"]
+    assert KeyedVectors.load(p, unicode_errors="ignore").index_to_key == ["a", "b"]
+    text = tmp_path / "bad.txt"
+    text.write_bytes(b"2 2\na 1 2\nb\xe6\x97 3 4\n")
+    assert load(text, unicode_errors="replace").index_to_key == ["a", "b\ufffd"]
+    for bad in ("nonsense", None, 3):
+        with pytest.raises(ParameterError, match="unicode_errors"):
+            load(p, unicode_errors=bad)

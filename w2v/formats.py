@@ -24,6 +24,7 @@ naming the file and the line number or byte offset of the problem.
 from __future__ import annotations
 
 import bz2
+import codecs
 import gzip
 import glob
 import json
@@ -73,7 +74,11 @@ _MAX_WORD = 1 << 27
 _WRITE_ROWS = 8192        # rows formatted per write call
 
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
-_WHITESPACE = re.compile(r"\s")
+# What the word2vec writers refuse inside a word: ASCII whitespace, where word2vec.c, gensim,
+# fastText and C readers (``isspace``, ``bytes.split``) end a word or a line.  Other whitespace
+# (NO-BREAK SPACE, IDEOGRAPHIC SPACE, U+2028, ...) stays inside a word in every one of them, as
+# it does in w2v's readers: fastText and gensim files hold such words, and converting them works.
+_WHITESPACE = re.compile(r"[ \t\n\r\v\f]")
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
 _DECODE_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
@@ -124,6 +129,16 @@ def _check_limit(limit):
     if isinstance(limit, bool) or not isinstance(limit, Integral) or limit < 1:
         raise ParameterError(f"limit must be a positive integer or None, got {limit!r}")
     return int(limit)
+
+
+def _check_unicode_errors(unicode_errors):
+    """``unicode_errors`` must name a codec error handler (``'strict'``, ``'replace'``, ...)."""
+    try:
+        codecs.lookup_error(unicode_errors)
+    except (LookupError, TypeError):
+        raise ParameterError(f"unicode_errors must be an error handler such as 'strict', 'replace' or "
+                             f"'ignore', got {unicode_errors!r}") from None
+    return unicode_errors
 
 
 # --------------------------------------------------------------------------- reading
@@ -427,7 +442,8 @@ def _decode_words(raws, path, dim, unicode_errors):
                 where = f"byte offset {where}" if where is not None else f"record {row + 1}"
                 raise FormatError(
                     f"{path}: {where}: word is not valid UTF-8 ({exc.reason} at byte {exc.start} of "
-                    f"the word); pass unicode_errors='replace' to load it anyway"
+                    "the word); pass unicode_errors='replace' (command line: --unicode-errors replace) "
+                    "to load it anyway"
                 ) from None
         raise
 
@@ -514,7 +530,7 @@ def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, ke
         except UnicodeDecodeError as exc:
             raise FormatError(
                 f"{path}: line {line_no}: not valid UTF-8 ({exc.reason} at byte {exc.start}); "
-                "pass unicode_errors='replace' to load it anyway"
+                "pass unicode_errors='replace' (command line: --unicode-errors replace) to load it anyway"
             ) from None
         text = text.rstrip()
         word, _, rest = text.partition(" ")
@@ -607,10 +623,14 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
     ------
     FormatError
         Empty, truncated, corrupt or foreign file, or a NaN/infinite value.
+    ParameterError
+        ``limit`` is not a positive integer, or ``unicode_errors`` is not
+        the name of an error handler.
     FileNotFoundError
         ``path`` does not exist.
     """
     limit = _check_limit(limit)
+    _check_unicode_errors(unicode_errors)
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not a word2vec file")
@@ -661,7 +681,7 @@ def _check_words(kv, path, forbid):
         if not word or forbid.search(word):
             raise FormatError(
                 f"{path}: cannot save word {word!r} (row {i}): the format cannot represent "
-                "empty words or words containing whitespace"
+                "empty words or words containing whitespace (space, tab, newline, CR, VT, FF)"
             )
         if len(word) > longest and len(word.encode("utf-8", "surrogatepass")) > _MAX_WORD:
             raise FormatError(
@@ -725,7 +745,10 @@ def save_word2vec_format(kv, path, binary=True):
     Raises
     ------
     FormatError
-        A word is empty or contains whitespace, or a vector holds NaN/inf.
+        A word is empty or contains ASCII whitespace (space, tab, newline,
+        carriage return, vertical tab, form feed), or a vector holds NaN/inf.
+        Other whitespace (e.g. NO-BREAK SPACE) is written as it is: gensim,
+        word2vec.c and fastText keep it inside a word, as the readers here do.
     OutputError
         ``path`` cannot be written.
     """
@@ -1244,7 +1267,7 @@ def _load_native(path, mmap=True, check_values=True):
 
 
 # --------------------------------------------------------------------------- dispatch
-def load(path, binary=None, limit=None, mmap=True):
+def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     """Load vectors from any supported format.
 
     Parameters
@@ -1258,6 +1281,12 @@ def load(path, binary=None, limit=None, mmap=True):
         Keep only the first ``limit`` vectors.
     mmap : bool, optional
         For native models: memory-map the vectors read-only.
+    unicode_errors : str, optional
+        For word2vec files: how words that are not valid UTF-8 are decoded
+        (``'strict'``, ``'replace'``, ``'ignore'``; see
+        :func:`load_word2vec_format`).  word2vec.c cuts words at 100 bytes,
+        which can split a multi-byte character.  A native model's
+        ``vocab.tsv`` is always read as strict UTF-8.
 
     Returns
     -------
@@ -1271,6 +1300,7 @@ def load(path, binary=None, limit=None, mmap=True):
         ``path`` does not exist.
     """
     limit = _check_limit(limit)
+    _check_unicode_errors(unicode_errors)
     path = os.fspath(path)
     if os.path.isdir(path):
         kv = load_native(path, mmap=mmap)
@@ -1282,7 +1312,7 @@ def load(path, binary=None, limit=None, mmap=True):
             sub.source_format, sub.source_path = kv.source_format, kv.source_path
             kv = sub
         return kv
-    return load_word2vec_format(path, binary=binary, limit=limit)
+    return load_word2vec_format(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
 
 
 def inspect(path):

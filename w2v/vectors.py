@@ -1308,10 +1308,10 @@ class KeyedVectors:
         save_word2vec_format(self, path, binary=binary)
 
     @classmethod
-    def load(cls, path, binary=None, limit=None, mmap=True):
+    def load(cls, path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
         """Load any supported format; see :func:`w2v.formats.load`."""
         from .formats import load
-        return load(path, binary=binary, limit=limit, mmap=mmap)
+        return load(path, binary=binary, limit=limit, mmap=mmap, unicode_errors=unicode_errors)
 
     def evaluate_word_analogies(self, path, restrict_vocab=300000, case_insensitive=True,
                                 dummy4unknown=False, method="3cosadd"):
