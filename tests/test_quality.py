@@ -33,8 +33,8 @@ def common_questions(path, vocab_a, vocab_b, out):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,hs,negative", [("sg", 0, 5), ("cbow", 0, 5), ("cbow", 1, 0)],
-                         ids=["sg-ns", "cbow-ns", "cbow-hs"])
+@pytest.mark.parametrize("model,hs,negative", [("sg", 0, 5), ("cbow", 0, 5), ("cbow", 1, 0), ("sg", 1, 0)],
+                         ids=["sg-ns", "cbow-ns", "cbow-hs", "sg-hs"])
 def test_quality_matches_gensim(tmp_path, model, hs, negative):
     from gensim.models import KeyedVectors
     from gensim.models import Word2Vec as GensimWord2Vec
