@@ -1,3 +1,4 @@
+import json
 import os
 import re
 import signal
@@ -58,6 +59,7 @@ def test_train_writes_binary_and_text(small_corpus, tmp_path):
     (["--negative", "-1"], "negative"), (["--negative", "0"], "negative"), (["--alpha", "0"], "alpha"),
     (["--min-count", "100000"], "vocabulary is empty"), (["--epochs", "1000000000000"], "epochs must be <="),
     (["--epochs", "99999999999999999999"], "epochs must be <="), (["--ns-exponent", "nan"], "ns_exponent"),
+    (["--max-sentence-length", "1"], "max_sentence_length must be an integer >= 2"),
 ])
 def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--quiet"] + args)
@@ -213,8 +215,10 @@ def test_report_json_is_strict_json(small_corpus, tmp_path):
     # an epoch without examples has loss NaN: json.dumps wrote a bare NaN, which JSON has not
     import json
     rep = tmp_path / "r.json"
-    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1", "--dim", "8",
-               "--threads", "1", "-q", "--max-sentence-length", "1", "--report-json", str(rep)])
+    lonely = tmp_path / "one_word_lines.txt"       # no sentence has a second word: no example
+    lonely.write_text("a\nb\n" * 50)
+    res = run(["train", str(lonely), "-o", str(tmp_path / "v.bin"), "--epochs", "1", "--dim", "8",
+               "--threads", "1", "-q", "--min-count", "1", "--sample", "0", "--report-json", str(rep)])
     assert res.exit_code == 0, res.output
 
     def refuse(name):
@@ -271,3 +275,27 @@ def test_a_failed_save_model_leaves_the_vectors_file_as_it_was(small_corpus, tmp
                "-o", str(out), "--save-model", str(tmp_path / "model")])
     assert_one_line_error(res, "No space left")
     assert out.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["v.bin"]
+
+
+@pytest.mark.parametrize("flag", ["-o", "--report-json"])
+def test_an_output_that_is_a_pipe_or_device_is_written_through(small_corpus, tmp_path, flag):
+    # outputs are renamed over their path: `-o /dev/null` run as root replaced the device
+    # with a plain file; a named pipe stands for it here, read as a shell's `>` would feed it
+    import stat
+    import threading
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    args = ["train", str(small_corpus), "--dim", "8", "--epochs", "1", "--quiet", "--threads", "1"]
+    args += ["-o", str(fifo)] if flag == "-o" else ["-o", str(tmp_path / "v.bin"), "--report-json", str(fifo)]
+    res = run(args)
+    reader.join(timeout=60)
+    assert res.exit_code == 0, res.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    if flag == "-o":
+        assert got and got[0].split(b"\n", 1)[0].endswith(b" 8")    # the word2vec header "<count> 8"
+    else:
+        assert got and json.loads(got[0])["words_per_sec"] > 0
+    assert sorted(os.listdir(tmp_path)) == sorted(["fifo"] + (["v.bin"] if flag != "-o" else []))

@@ -269,3 +269,74 @@ def test_kernel_load_trains_nothing(small_corpus):
     assert load_kernel(kernel_args(m.settings, m.syn0, m.syn1neg, m.syn1, m.tables), state, stats) >= 0
     assert state[0] == 123 and not stats.any()
     assert np.array_equal(before[0], m.syn0) and np.array_equal(before[1], m.syn1neg)
+
+
+def _topic_corpus(path, groups=10, words=5, lines=3000, seed=1):
+    # sentences of 2-12 words drawn from one of `groups` groups of `words` words: 50 words
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as f:
+        for _ in range(lines):
+            g = rng.integers(groups)
+            f.write(" ".join(f"g{g}w{k}" for k in rng.integers(words, size=rng.integers(2, 13))) + "\n")
+    return path
+
+
+def _fixed_sample_objective(m, path, n=20_000, window=5):
+    sents = [[m.vocab.index[w] for w in line.split()] for line in open(path)]
+    pairs = np.array([(s[i], s[j]) for s in sents for i in range(len(s))
+                      for j in range(max(0, i - window), min(len(s), i + window + 1)) if j != i])
+    rng = np.random.default_rng(0)
+    pick = pairs[rng.integers(0, len(pairs), n)]
+    p = m.vocab.counts ** 0.75
+    noise = rng.choice(len(p), size=(n, 5), p=p / p.sum())
+    x, out = m.syn0[pick[:, 1]].astype(np.float64), m.syn1neg.astype(np.float64)
+    pos = np.einsum("ij,ij->i", x, out[pick[:, 0]])
+    neg = np.einsum("ij,ikj->ik", x, out[noise])
+    return float(np.mean(np.logaddexp(0, -pos) + np.logaddexp(0, neg).sum(axis=1)))
+
+
+def test_threads_on_a_small_vocabulary_train_as_well_as_one(tmp_path):
+    # the workers' replicas were merged every 8192 kept words, more than an epoch of this
+    # corpus: each worker fitted its own copy and their summed changes overshot (4 threads:
+    # objective 2-6, above the untrained 4.16; one thread 1.01)
+    path = _topic_corpus(tmp_path / "topics.txt")
+    kw = dict(min_count=1, epochs=5, seed=1)
+    one = _fixed_sample_objective(Word2Vec(threads=1, **kw).train(str(path)), path)
+    assert one < 1.1
+    for threads in (2, 4):
+        m = Word2Vec(threads=threads, **kw).train(str(path))
+        assert np.all(np.isfinite(m.syn0))
+        assert _fixed_sample_objective(m, path) < 1.25 * one, threads
+
+
+def test_merge_intervals_shrink_with_the_corpus_and_the_vocabulary(tmp_path):
+    import w2v.train as tr
+    m = Word2Vec(min_count=1).build_vocab(str(_topic_corpus(tmp_path / "topics.txt", lines=6000)))
+    length = m._encoded.length
+    for threads in (2, 4, 8):
+        intervals = tr.merge_intervals(m._encoded, m.tables.keep_threshold, threads,
+                                       tr.choose_job_tokens(length, threads))
+        if threads == 8:    # too short for replicas: plain Hogwild
+            assert length < 8 * tr.EPOCH_MERGES * tr.MIN_MERGE_WORDS and intervals is None
+            continue
+        frequent, rest = intervals
+        # many merges per epoch of each worker, each row updated a few times between them
+        assert tr.MIN_MERGE_WORDS <= frequent <= length // (64 * threads)
+        assert frequent <= rest <= length // (16 * threads)
+
+
+def test_save_word2vec_writes_through_a_pipe(small_corpus, tmp_path):
+    import os
+    import stat
+    import threading
+    m = Word2Vec(threads=1, **{**FAST, "dim": 8}).train(str(small_corpus))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    m.save_word2vec(str(fifo), binary=False)
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)        # not replaced by a plain file
+    assert got[0].split(b"\n", 1)[0] == f"{len(m.wv)} 8".encode()
+    assert os.listdir(tmp_path) == ["fifo"]           # no temporary file left

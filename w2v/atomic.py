@@ -21,10 +21,18 @@ def atomic_write(path, mode="wb"):
     removed and ``path`` is left as it was: readers see the old file or the
     complete new one, never a truncated file.  ``OSError`` becomes
     :class:`OutputError` naming the path.
+
+    An existing path that is not a regular file (``/dev/null``, a named pipe,
+    ``/dev/stdout`` on a pipe) is written straight through, as a shell's
+    ``>`` would: renaming over it would replace the device or pipe with a
+    plain file (``-o /dev/null`` run as root did) and nobody would read it.
     """
     path = os.fspath(path)
     if os.path.isdir(path):
         raise OutputError(f"cannot write {path}: it is a directory")
+    if os.path.exists(path) and not os.path.isfile(path):
+        yield from _write_through(path, mode)
+        return
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
@@ -43,6 +51,18 @@ def atomic_write(path, mode="wb"):
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+def _write_through(path, mode):
+    try:
+        fh = open(path, mode)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with fh:
+            yield fh
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def atomic_write_text(path, text, encoding="utf-8"):

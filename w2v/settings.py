@@ -90,8 +90,10 @@ class Settings:
         need(self.model in ("sg", "cbow"), f"model must be 'sg' or 'cbow', not {self.model!r}")
         # upper bounds far above any real use: each sizes a buffer or a loop that must fit in memory
         for name, hi in (("dim", MAX_DIM), ("window", MAX_WINDOW), ("epochs", MAX_EPOCHS), ("min_count", None),
-                         ("threads", MAX_THREADS), ("max_sentence_length", MAX_SENTENCE_LENGTH)):
+                         ("threads", MAX_THREADS)):
             integer(name, 1, hi)
+        # a piece of one word has no context: nothing would ever train
+        integer("max_sentence_length", 2, MAX_SENTENCE_LENGTH)
         integer("negative", 0, 1000)
         need(self.negative > 0 or self.hs, "need negative > 0 or hs (or both): nothing to train")
         for name in ("alpha", "min_alpha", "sample", "ns_exponent"):

@@ -129,6 +129,55 @@ REPLICA_TOTAL_BYTES = 1 << 30   # all replicas together: more threads than cores
 FREQUENT_ROWS = 1024
 FREQUENT_MERGE_WORDS = 8192
 REPLICA_MERGE_WORDS = 1 << 17
+MIN_MERGE_WORDS = 64
+# A replica's changes are computed from rows up to one merge interval old, and
+# the workers' changes add up at the merges: when a row takes many updates
+# between merges (a small vocabulary: every row is a frequent one), or an
+# interval is a large part of an epoch (a small corpus), the workers fit their
+# copies each on its own and the sum of their changes overshoots (on a
+# 50-word corpus with 4 threads the objective ended above its starting value).
+# So the intervals shrink with the corpus and with the most frequent row's
+# share of the kept words: the frequent rows are merged before that row has
+# taken about MERGE_ROW_UPDATES / threads updates (on a 17M-token wiki slice,
+# 2 threads, "the" keeps 8192 words).
+EPOCH_MERGES = 128
+MERGE_ROW_UPDATES = 200
+
+
+def merge_intervals(encoded, keep_threshold, threads, job_tokens):
+    """The replicas' merge intervals ``(frequent_words, merge_words)`` for this corpus.
+
+    ``frequent_words`` is :data:`FREQUENT_MERGE_WORDS` on a large corpus with
+    a large vocabulary; on a small one it falls to ``length / (EPOCH_MERGES x
+    threads)`` and to ``MERGE_ROW_UPDATES / (threads x share)``, ``share``
+    being the largest share of one word among the kept words (estimated on
+    the first block of the encoded corpus), never below
+    :data:`MIN_MERGE_WORDS`.  ``merge_words`` (the other rows) is half a job
+    (between :data:`FREQUENT_MERGE_WORDS` and :data:`REPLICA_MERGE_WORDS`),
+    but at most ``length / (16 x threads)`` and never below ``frequent_words``.
+    Returns ``None`` (no replicas: plain Hogwild, as gensim and word2vec.c)
+    when the corpus is too short for ``EPOCH_MERGES`` merges of
+    ``MIN_MERGE_WORDS`` per worker and epoch: a replica would keep its changes
+    from the others for epochs, and the replicas' speed does not matter there.
+    """
+    length = encoded.length
+    if length < EPOCH_MERGES * MIN_MERGE_WORDS * threads:
+        return None
+    first = next(iter(encoded.blocks(BLOCK_TOKENS)), (0, np.zeros(0, np.int32)))[1]
+    first = first[first >= 0]
+    share = 0.0
+    if first.size:
+        kept = np.bincount(first, minlength=keep_threshold.size)[:keep_threshold.size] \
+            * np.minimum(keep_threshold, 1 << 32) / float(1 << 32)
+        if kept.sum() > 0:
+            share = float(kept.max() / kept.sum())
+    frequent = min(FREQUENT_MERGE_WORDS, length // (EPOCH_MERGES * threads))
+    if share > 0:
+        frequent = min(frequent, int(MERGE_ROW_UPDATES / (threads * share)))
+    frequent = max(MIN_MERGE_WORDS, frequent)
+    rest = max(FREQUENT_MERGE_WORDS, min(REPLICA_MERGE_WORDS, job_tokens // 2))
+    rest = max(frequent, min(rest, length // (16 * threads)))
+    return frequent, rest
 
 
 def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None):
@@ -400,10 +449,12 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     replicas = {}
     if threads > 1 and not s.exact:   # the per-pair mode stays word2vec.c's Hogwild
         rows = Replica.rows_for(syn0, replica_budget(threads))
-        # on a small corpus (small jobs) the rarer rows are merged as often as a job's
-        # ids, not once in many epochs
-        merge_words = max(FREQUENT_MERGE_WORDS, min(REPLICA_MERGE_WORDS, job_tokens // 2))
-        replicas = {w: Replica(syn0, syn1neg, rows, merge_words=merge_words) for w in range(1, threads)}
+        # on a small corpus or vocabulary the rows are merged more often (see merge_intervals)
+        intervals = merge_intervals(encoded, tables.keep_threshold, threads, job_tokens)
+        if intervals is not None:
+            frequent_words, merge_words = intervals
+            replicas = {w: Replica(syn0, syn1neg, rows, frequent_words=frequent_words, merge_words=merge_words)
+                        for w in range(1, threads)}
     args = kernel_args(s, syn0, syn1neg, syn1, tables)
     worker_args = {w: kernel_args(s, syn0, syn1neg, syn1, tables, replica=r) for w, r in replicas.items()}
     load_seconds = load_kernel(args)   # outside the training time (see load_kernel)
