@@ -79,6 +79,9 @@ def describe(model):
         return f"resuming a model of {len(model.vocab):,} words"
     done, total = state["epochs_done"], state["epochs"]
     if 0 < done < total:
+        if model.settings.epochs <= done:   # an error on the same corpus, a new run on another
+            return (f"resuming a run stopped after epoch {done} of {total} with --epochs "
+                    f"{model.settings.epochs}: no epoch follows on the same corpus")
         return (f"resuming a run stopped after epoch {done} of {total}: "
                 f"epochs {done + 1}..{model.settings.epochs} follow (if the corpus is the same)")
     return f"resuming a model trained for {done} epochs: a new run of {model.settings.epochs} epochs"

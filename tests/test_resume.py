@@ -464,6 +464,12 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
         "Error: the model holds an unfinished run: 2 of 4 epochs done; epochs=2 leaves none to train: "
         "give more than 2 to continue it"], res.output
     assert not (tmp_path / "v.bin").exists()
+    # without -q, the line on the resumed run does not announce "epochs 3..2 follow"
+    res = CliRunner().invoke(main, ["train", "--resume", str(tmp_path / "ckpt"), "--epochs", "2",
+                                    "-o", str(tmp_path / "v.bin")])
+    assert res.exit_code == 1 and res.output.splitlines()[0] == (
+        "resuming a run stopped after epoch 2 of 4 with --epochs 2: no epoch follows on the same corpus"), \
+        res.output
     c = Word2Vec.load(str(tmp_path / "ckpt"))
     c.settings.epochs = 3
     c.train(str(small_corpus))

@@ -126,17 +126,18 @@ def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_ti
             # CRITICAL: the workers would log, with a traceback, each error that the client
             # raises anyway (a corrupt corpus file: once per retry).  Dashboard ":0" (any free
             # port): with None the scheduler's HTTP server still takes 8787, and warns if it is taken
-            cluster = distributed.LocalCluster(n_workers=int(n_workers or 2),
-                                               threads_per_worker=int(threads_per_worker or 1),
-                                               processes=True, dashboard_address=":0",
-                                               silence_logs=logging.CRITICAL)
+            cluster = _start_local_cluster(distributed, n_workers, threads_per_worker)
             client = distributed.Client(cluster, set_as_default=False)
     except DistributedError:
         raise
-    except Exception as exc:  # pragma: no cover - depends on the environment
+    except BaseException as exc:
+        # Ctrl-C while the cluster starts, too: closed here, quietly (left to distributed's
+        # atexit hook, its close fails on workers still starting and prints a traceback)
         if cluster is not None:
-            cluster.close()
-        raise DistributedError(f"cannot start a local Dask cluster: {exc}") from None
+            _close_quietly(cluster)
+        if not isinstance(exc, Exception):
+            raise
+        raise DistributedError(f"cannot start a local Dask cluster: {exc}") from None  # pragma: no cover
     try:
         yield client
     finally:
@@ -145,6 +146,35 @@ def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_ti
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close(timeout=10)
+
+
+def _start_local_cluster(distributed, n_workers, threads_per_worker):
+    """A ``LocalCluster``; one interrupted (or failed) while it starts is closed before the error goes on."""
+    try:
+        from distributed.deploy.spec import SpecCluster
+        before = set(SpecCluster._instances)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another distributed
+        SpecCluster, before = None, None
+    try:
+        return distributed.LocalCluster(n_workers=int(n_workers or 2),
+                                        threads_per_worker=int(threads_per_worker or 1),
+                                        processes=True, dashboard_address=":0",
+                                        silence_logs=logging.CRITICAL)
+    except BaseException:
+        if before is not None:
+            for half in set(SpecCluster._instances) - before:
+                _close_quietly(half)
+        raise
+
+
+def _close_quietly(cluster):
+    # a cluster whose workers are still starting fails its own close (an assertion on their
+    # status): closed here as far as it goes, and taken off distributed's atexit list
+    with contextlib.suppress(BaseException):
+        cluster.close(timeout=5)
+    with contextlib.suppress(Exception):
+        cluster.shutdown_on_close = False
+        type(cluster)._instances.discard(cluster)
 
 
 # =========================================================================== array kernels
@@ -568,6 +598,10 @@ def slice_pieces(lengths, lo, hi):
     return pieces
 
 
+class _Cancelled(DistributedError):
+    """Dask cancelled tasks while the scheduler is there (their inputs were lost with workers)."""
+
+
 class _Cluster:
     """The driver's view of the client: waits on futures, turns a lost scheduler into one error."""
 
@@ -597,6 +631,7 @@ class _Cluster:
                 checked = time.monotonic()
                 if self.call(self.client.nthreads):
                     alone_since = None
+                    self.reschedule_unrunnable()   # a worker joined after the cluster had none
                 elif alone_since is None:
                     alone_since = checked
                 elif checked - alone_since > no_worker_timeout:
@@ -610,8 +645,43 @@ class _Cluster:
             except Exception as exc:   # futures cancelled: the scheduler went away (or cancelled them)
                 if not self.alive() or "connection" in str(exc):
                     raise self.lost() from None
-                raise DistributedError("Dask cancelled the training tasks: "
-                                       + (str(exc).splitlines() or [type(exc).__name__])[0]) from None
+                raise _Cancelled(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})") from None
+
+    def wait_for_worker(self, timeout=120.0):
+        """Return once the cluster has a worker; :class:`DistributedError` after ``timeout`` s without."""
+        deadline = time.monotonic() + timeout
+        while not self.call(self.client.nthreads):
+            if not self.alive():
+                raise self.lost()
+            if time.monotonic() > deadline:
+                raise DistributedError(f"no Dask worker left{self.where} for {timeout:.0f}s")
+            time.sleep(0.5)
+
+    def reschedule_unrunnable(self):
+        """Start the tasks that waited for a worker while the cluster had none.
+
+        A lane's tasks prefer its worker but may run elsewhere (loose
+        restrictions); the scheduler leaves such a task waiting when no worker
+        at all is there, and a worker that joins later takes only the tasks
+        restricted to it.  The shards the lost workers held are rebuilt by
+        such tasks, so they are sent to the workers there now.
+        """
+        pinned = _PINNED_TASKS
+
+        def reschedule(dask_scheduler):
+            # defined here, so that it travels by value: the scheduler need not have w2v installed.
+            # Tasks of this run parked in "no-worker" with loose restrictions go to "processing",
+            # which gives them to any running worker
+            if not dask_scheduler.running:
+                return 0
+            recs = {ts.key: "processing" for ts in list(dask_scheduler.unrunnable)
+                    if ts.loose_restrictions and str(ts.key).split("-")[0] in pinned}
+            if recs:
+                dask_scheduler.transitions(recs, stimulus_id="w2v-reschedule-" + uuid.uuid4().hex)
+            return len(recs)
+
+        with contextlib.suppress(Exception):   # best effort: scheduler internals
+            self.call(self.client.run_on_scheduler, reschedule)
 
     def call(self, func, *args, **kwargs):
         """A client call; a communication failure becomes :class:`DistributedError`."""
@@ -620,6 +690,9 @@ class _Cluster:
         except (DistributedError, W2VError):
             raise
         except Exception as exc:
+            from concurrent.futures import CancelledError
+            if isinstance(exc, CancelledError) and self.alive():
+                raise _Cancelled(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})") from None
             if _is_comm_error(exc) or not self.alive():
                 raise self.lost(exc) from None
             raise
@@ -627,6 +700,9 @@ class _Cluster:
     def scatter(self, obj, broadcast=False):
         # a list: scattering a dict would scatter its values under its keys
         return self.call(self.client.scatter, [obj], broadcast=broadcast, hash=False)[0]
+
+
+_PINNED_TASKS = {"_scan_task", "_counts_task", "_encode_task", "_shape_task", "_round_task", "_merge_round_task"}
 
 
 def _is_comm_error(exc):
@@ -810,7 +886,8 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         epochs = s.epochs
         # the same corpus: the same number of in-vocabulary tokens (the stream length can
         # differ by a few sentence boundaries where shards were cut inside a line)
-        first = begin_run(model, length, n_words, same_corpus=lambda st: st.get("corpus_words") == n_words)
+        first = begin_run(model, length, n_words, same_corpus=lambda st: st.get("corpus_words") == n_words,
+                          sharded=True)
         lane_lengths = [[shapes[i][0] for i in range(a, b)] for a, b in lanes]
         lane_total = [sum(x) for x in lane_lengths]
         lane_futs = [encoded[a:b] for a, b in lanes]
@@ -893,18 +970,28 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             tw = time.perf_counter()
             fallbacks = 0
             while True:
-                cluster.wait([cur["merge"]])
                 try:
+                    cluster.wait([cur["merge"]])
                     res, error = cluster.call(cur["merge"].result), None
+                except _Cancelled:
+                    # the round needed data that only lost workers held (the weights scattered to
+                    # them, a merged update): Dask cancels it, as nothing can recompute that data.
+                    # Every lane starts again from the driver's weights once a worker is there.
+                    res, error = None, None
+                    bad = {k: "lost with its worker" for k in spec["active"]}
+                    cluster.wait_for_worker()
+                    cluster.reschedule_unrunnable()
                 except DistributedError:
                     raise
                 except Exception as exc:
                     if not cluster.alive():
                         raise cluster.lost(exc) from None
                     res, error = None, exc
-                if res is not None and res["status"] == "ok":
-                    break
-                bad = failed_lanes(cur, res, error)
+                    bad = failed_lanes(cur, res, error)
+                else:
+                    if res is not None and res["status"] == "ok":
+                        break
+                    bad = failed_lanes(cur, res, error)
                 if nxt is not None:   # it would start from an incomplete round: submitted again below
                     cluster.call(client.cancel, list(nxt["lanes"].values()) + [nxt["merge"]])
                     nxt = None

@@ -261,7 +261,7 @@ def _continued_states(saved, threads):
     return seed_states(int(np.bitwise_xor.reduce(saved.ravel())), threads)   # other thread count
 
 
-def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
+def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=False):
     """Record in ``model.run_state`` the run about to train; return its first epoch.
 
     Every training path (CPU, CUDA, Dask) starts here.  An unfinished run
@@ -279,6 +279,12 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
         ``corpus_length`` equals ``length``.
     stacklevel : int
         Of the warning, so that it points at the user's ``train`` call.
+    sharded : bool
+        The run reads the corpus in shards (Dask), whose stream length
+        depends on where the shards were cut: recorded in the run's state, so
+        that a checkpoint of it is recognised as the same corpus by its count
+        of in-vocabulary tokens wherever it is resumed (one process, or Dask
+        with other shards).
 
     Returns
     -------
@@ -294,6 +300,8 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
     epochs = model.settings.epochs
     if same_corpus is None:
         def same_corpus(st):
+            if st.get("sharded"):   # written by Dask: its stream length depends on the shard cuts
+                return st.get("corpus_words") == n_words
             return st.get("corpus_length") == length
     first = 0
     state = getattr(model, "run_state", None)
@@ -314,6 +322,8 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4):
     model.run_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
                        "corpus_words": int(n_words),
                        "corpus_files": getattr(model, "_corpus_files", None)}
+    if sharded:
+        model.run_state["sharded"] = True
     return first
 
 
@@ -522,6 +532,11 @@ def _training_state(header, mpath):
     if files is not None and not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
         raise FormatError(f"{mpath}: training.corpus_files must be a list of paths")
     state["corpus_files"] = files
+    sharded = t.get("sharded", False)
+    if not isinstance(sharded, bool):
+        raise FormatError(f"{mpath}: training.sharded must be true or false, got {sharded!r}")
+    if sharded:
+        state["sharded"] = True
     return state
 
 
