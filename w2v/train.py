@@ -542,7 +542,6 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     return {
         **run_totals(per_epoch, seconds),
         "kernel_load_seconds": load_seconds,
-        "replicas": len(replicas),
     }
 
 
