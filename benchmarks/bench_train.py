@@ -5,7 +5,11 @@ Every run of every system is a separate child process started under
 ``/usr/bin/time -v`` (peak RSS and wall clock of that process alone). Each
 child's time is split into vocabulary building and training:
 
-* w2v            its ``--report-json`` (``vocab_seconds``, ``train_seconds``);
+* w2v            its ``--report-json`` (``vocab_seconds``, ``train_seconds``); w2v's default
+                 skip-gram shares one set of negatives across a centre word's window
+                 (word2vec.c and gensim draw fresh negatives per pair);
+* w2v-exact      the same with ``--exact`` (word2vec.c's per-pair order, Hogwild threads
+                 without replicas): the like-for-like algorithm (not in the default systems);
 * gensim-iter    ``benchmarks/run_gensim.py --mode iter``: ``build_vocab(LineSentence)`` and
                  ``train(...)`` timed separately (for a single-line corpus the reader is
                  ``Text8Corpus`` by default, see ``--gensim-reader``);
@@ -22,7 +26,11 @@ child's time is split into vocabulary building and training:
                  "Progress: 100.0%" line.
 
 Training words/s, one definition for all: raw corpus tokens (whitespace tokens of
-the file, counted once here) x epochs / training seconds.
+the file, counted once here) x epochs / training seconds. w2v reads and tokenizes the
+corpus once, in its vocabulary phase (the ids are encoded there), while gensim and
+word2vec.c read and tokenize it again inside their training time, every epoch; so each
+run also gets "vocab+train words/s" = tokens x epochs / (vocabulary seconds + training
+seconds), which covers reading the corpus for every system.
 
 Quality: every output is loaded with gensim ``KeyedVectors.load_word2vec_format`` and
 scored on the Google analogies (``evaluate_word_analogies``, restrict_vocab=30000),
@@ -64,8 +72,9 @@ from common import (REPO, EVAL_DIR, TIME_BIN, count_tokens, evaluate_vectors, gi
                     machine_info, max_line_bytes, median, run_timed, which_real, write_line_broken,
                     write_prefix)
 
-ALL_SYSTEMS = ["w2v", "gensim-iter", "gensim-file", "word2vec-c", "fasttext", "gensim-file-stated"]
+ALL_SYSTEMS = ["w2v", "gensim-iter", "gensim-file", "word2vec-c", "fasttext", "gensim-file-stated", "w2v-exact"]
 DEFAULT_SYSTEMS = ALL_SYSTEMS[:5]
+W2V_RUNS = ("w2v", "w2v-exact")   # w2v-exact: w2v --exact, word2vec.c's per-pair negatives (no replicas)
 GENSIM = ("gensim-iter", "gensim-file")   # the speed references
 GENSIM_RUNS = GENSIM + ("gensim-file-stated",)
 GENSIM_MIN_ALPHA = 1e-4   # gensim's default min_alpha, the end of the stated schedule
@@ -252,9 +261,11 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
     markers = None
     env, cwd = ctx.env, None
     binary = True
-    if system == "w2v":
+    if system in W2V_RUNS:
         out = wd / f"{tag}.bin"
         cmd = cmd_w2v(ctx, model, threads, out, report, seed=seed)
+        if system == "w2v-exact":
+            cmd.append("--exact")
         env, cwd = ctx.w2v_env, ctx.w2v_cwd
         rec["alpha"] = alpha if ctx.w2v_has_alpha else "w2v default"
     elif system in GENSIM_RUNS:
@@ -341,7 +352,7 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
 
     # ------------------------------------------------------------- time split
     vocab_s = train_s = None
-    if system == "w2v" or system in GENSIM_RUNS:
+    if system in W2V_RUNS or system in GENSIM_RUNS:
         try:
             rep = json.loads(report.read_text())
         except (OSError, ValueError) as e:
@@ -389,6 +400,9 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
     rec["vocab_seconds"] = vocab_s
     rec["train_seconds"] = train_s
     rec["words_per_sec"] = ctx.tokens * a.epochs / train_s if train_s else None
+    # reading the corpus included for every system (see the module docstring)
+    rec["words_per_sec_incl_vocab"] = (ctx.tokens * a.epochs / (vocab_s + train_s)
+                                       if vocab_s is not None and not rec.get("approx") else None)
     rec["status"] = "ok"
 
     if not out.exists():
@@ -442,6 +456,7 @@ def summarize(runs: list[dict], a) -> tuple[list[dict], list[dict]]:
                        "words_per_sec": median([r.get("words_per_sec") for r in ok]),
                        "words_per_sec_min": min([r["words_per_sec"] for r in ok if r.get("words_per_sec")], default=None),
                        "words_per_sec_max": max([r["words_per_sec"] for r in ok if r.get("words_per_sec")], default=None),
+                       "words_per_sec_incl_vocab": median([r.get("words_per_sec_incl_vocab") for r in ok]),
                        "train_seconds": median([r.get("train_seconds") for r in ok]),
                        "vocab_seconds": median([r.get("vocab_seconds") for r in ok]),
                        "wall_s": median([r.get("wall_s") for r in ok]),
@@ -463,17 +478,31 @@ def summarize(runs: list[dict], a) -> tuple[list[dict], list[dict]]:
             g = [sel[s] for s in GENSIM if s in sel and sel[s]["words_per_sec"]]
             ref = max(g, key=lambda r: r["words_per_sec"]) if g else None
             w = sel.get("w2v")
+            wx = sel.get("w2v-exact")
             c = sel.get("word2vec-c")
             rat = {"model": m, "threads": t, "gensim_best": ref["system"] if ref else None}
 
             def div(x, y):
                 return x / y if (x is not None and y) else None
+
+            def best(rows, key, pick):
+                vals = [r[key] for r in rows if r.get(key) is not None]
+                return pick(vals) if vals else None
             if w and ref:
                 rat["words_per_sec"] = div(w["words_per_sec"], ref["words_per_sec"])
-                rat["wall"] = div(w["wall_s"], ref["wall_s"])
-                rat["rss"] = div(w["max_rss_mib"], ref["max_rss_mib"])
+                # each against the gensim mode that does best on it (not the words/s reference)
+                rat["wall"] = div(w["wall_s"], best(g, "wall_s", min))
+                rat["rss"] = div(w["max_rss_mib"], best(g, "max_rss_mib", min))
+                rat["words_per_sec_incl_vocab"] = div(w.get("words_per_sec_incl_vocab"),
+                                                      best(g, "words_per_sec_incl_vocab", max))
+            if wx and ref:
+                rat["exact_words_per_sec"] = div(wx["words_per_sec"], ref["words_per_sec"])
             if w and c:
                 rat["words_per_sec_vs_c"] = div(w["words_per_sec"], c["words_per_sec"])
+                rat["words_per_sec_incl_vocab_vs_c"] = div(w.get("words_per_sec_incl_vocab"),
+                                                           c.get("words_per_sec_incl_vocab"))
+            if wx and c:
+                rat["exact_words_per_sec_vs_c"] = div(wx["words_per_sec"], c["words_per_sec"])
             ratios.append(rat)
     return rows, ratios
 
@@ -503,7 +532,10 @@ def render_markdown(meta: dict, rows: list[dict], ratios: list[dict]) -> str:
         ws = meta["w2v_settings"]
         keys = [k for k in ("exact", "cbow_mean", "ns_exponent", "min_alpha", "max_sentence_length",
                             "memory_budget", "tokenizer") if k in ws]
-        L.append("- w2v settings (from its report): " + ", ".join(f"{k}={ws[k]}" for k in keys))
+        L.append("- w2v settings (from its report): " + ", ".join(f"{k}={ws[k]}" for k in keys)
+                 + ("" if ws.get("exact") else " (exact=False: skip-gram shares one set of negatives across "
+                    "a centre word's window, and 2+ threads train replicas of the frequent rows; "
+                    "word2vec.c and gensim draw fresh negatives per pair; system 'w2v-exact' runs --exact)"))
     if meta.get("gensim_file_note"):
         L.append(f"- {meta['gensim_file_note']} — gensim 4.4's corpus_file mode trains on only the first "
                  "~10k words of a single-line file, and drops words when a batch exceeds 10,000")
@@ -513,31 +545,40 @@ def render_markdown(meta: dict, rows: list[dict], ratios: list[dict]) -> str:
     L.append("- analogy: gensim `evaluate_word_analogies` (restrict_vocab "
              f"{cfg['eval_restrict']}), n = questions answered; WS-353 / SimLex-999: Spearman ρ")
     L.append("")
-    L.append("| model | thr | system | train words/s | train s | vocab s | wall s | peak RSS MiB | CPU s "
-             "| analogy % (n) | WS-353 ρ | SimLex ρ | runs ok |")
-    L.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| model | thr | system | train words/s | vocab+train words/s | train s | vocab s | wall s "
+             "| peak RSS MiB | CPU s | analogy % (n) | WS-353 ρ | SimLex ρ | runs ok |")
+    L.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         if r["n_ok"] == 0:
-            L.append(f"| {r['model']} | {r['threads']} | {r['system']} | **failed** | | | | | | | | | "
+            L.append(f"| {r['model']} | {r['threads']} | {r['system']} | **failed** | | | | | | | | | | "
                      f"0/{r['n']} |")
             continue
         sysname = r["system"] + (f" ({r['reader']})" if r.get("reader") else "") + (" ≈" if r["approx"] else "")
         an = "–" if r["analogy"] is None else f"{100 * r['analogy']:.1f} ({_f(r['analogy_n'], '{:.0f}')})"
         L.append(f"| {r['model']} | {r['threads']} | {sysname} | {_f(r['words_per_sec'], '{:,.0f}')} | "
-                 f"{_f(r['train_seconds'])} | {_f(r['vocab_seconds'])} | {_f(r['wall_s'])} | "
+                 f"{_f(r.get('words_per_sec_incl_vocab'), '{:,.0f}')} | {_f(r['train_seconds'])} | {_f(r['vocab_seconds'])} | {_f(r['wall_s'])} | "
                  f"{_f(r['max_rss_mib'], '{:,.0f}')} | {_f(r['cpu_s'], '{:.1f}')} | {an} | "
                  f"{_f(r['ws353'], '{:.3f}')} | {_f(r['simlex'], '{:.3f}')} | {r['n_ok']}/{r['n']} |")
     L.append("")
-    if any(("words_per_sec" in x) or ("words_per_sec_vs_c" in x) for x in ratios):
-        L.append("Ratios (w2v ÷ the gensim mode with the higher words/s, same model and threads; "
-                 ">1 is better for words/s, <1 is better for wall and RSS):")
+    if any(("words_per_sec" in x) or ("words_per_sec_vs_c" in x) or ("exact_words_per_sec" in x)
+           for x in ratios):
+        L.append("Ratios (w2v ÷ the best gensim mode on each measure, same model and threads: the higher "
+                 "train words/s (the 'gensim ref'), the higher vocab+train words/s, the lower wall, the "
+                 "lower RSS; >1 is better for words/s, <1 is better for wall and RSS). 'vocab+train' "
+                 "includes reading and tokenizing the corpus for every system (w2v does it once, before "
+                 "training; the peers also inside their training). 'w2v-exact' is w2v with --exact "
+                 "(word2vec.c's per-pair negatives):")
         L.append("")
-        L.append("| model | thr | gensim ref | words/s ratio | wall ratio | RSS ratio | words/s vs word2vec.c |")
-        L.append("|---|---:|---|---:|---:|---:|---:|")
+        L.append("| model | thr | gensim ref | words/s ratio | vocab+train words/s ratio | wall ratio | RSS ratio "
+                 "| words/s vs word2vec.c | vocab+train vs word2vec.c | w2v-exact words/s ratio "
+                 "| w2v-exact vs word2vec.c |")
+        L.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for x in ratios:
             L.append(f"| {x['model']} | {x['threads']} | {x.get('gensim_best') or '–'} | "
-                     f"{_f(x.get('words_per_sec'))} | {_f(x.get('wall'))} | {_f(x.get('rss'))} | "
-                     f"{_f(x.get('words_per_sec_vs_c'))} |")
+                     f"{_f(x.get('words_per_sec'))} | {_f(x.get('words_per_sec_incl_vocab'))} | "
+                     f"{_f(x.get('wall'))} | {_f(x.get('rss'))} | "
+                     f"{_f(x.get('words_per_sec_vs_c'))} | {_f(x.get('words_per_sec_incl_vocab_vs_c'))} | "
+                     f"{_f(x.get('exact_words_per_sec'))} | {_f(x.get('exact_words_per_sec_vs_c'))} |")
         L.append("")
     fails = [r for r in rows if r["n_ok"] == 0 and r.get("error")]
     if fails:
@@ -648,7 +689,7 @@ def main(argv=None) -> int:
             meta["gensim_file_note"] = note
             print(note, file=sys.stderr)
 
-    if "w2v" in a.systems:
+    if any(s in a.systems for s in W2V_RUNS):
         ok, text = ctx.probe_w2v()
         if not ok:
             print("warning: 'w2v train --help' failed; w2v runs will probably fail:\n  "
@@ -656,9 +697,10 @@ def main(argv=None) -> int:
         elif not a.no_warmup:
             warm = workdir / "warmup.txt"
             write_prefix(corpus, warm, 2_000_000)
-            for m in a.model:
+            for m, exact in [(m, x) for m in a.model for x in (False, True)
+                             if ("w2v-exact" if x else "w2v") in a.systems]:
                 cmd = cmd_w2v(ctx, m, max(a.threads), workdir / "warmup.bin", workdir / "warmup.json",
-                              corpus=str(warm))
+                              corpus=str(warm)) + (["--exact"] if exact else [])
                 t = time.perf_counter()
                 p = subprocess.run(cmd, env=ctx.w2v_env, cwd=ctx.w2v_cwd, capture_output=True, text=True)
                 print(f"w2v warm-up ({m}): rc {p.returncode}, {time.perf_counter() - t:.1f} s", file=sys.stderr)

@@ -411,7 +411,11 @@ def evaluate_vectors(path: str | os.PathLike, *, binary: bool, analogies: str | 
     kv = KeyedVectors.load_word2vec_format(str(path), binary=binary, unicode_errors="ignore")
     res = {"vocab_size": len(kv.index_to_key), "dim": kv.vector_size}
     if analogies:
-        score, sections = kv.evaluate_word_analogies(analogies, restrict_vocab=restrict_vocab)
+        # word2vec.c and fastText write their end-of-line token '</s>' first: count only real
+        # words, so that every system's analogies use the same number of candidate words
+        eos = "</s>" in kv.index_to_key[:restrict_vocab]
+        res["restrict_vocab"] = restrict_vocab + eos
+        score, sections = kv.evaluate_word_analogies(analogies, restrict_vocab=restrict_vocab + eos)
         total = next((s for s in sections if s["section"] == "Total accuracy"), None)
         n = len(total["correct"]) + len(total["incorrect"]) if total else None
         res["analogy"] = float(score)
