@@ -33,9 +33,12 @@ def common_questions(path, vocab_a, vocab_b, out):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,hs,negative", [("sg", 0, 5), ("cbow", 0, 5), ("cbow", 1, 0), ("sg", 1, 0)],
-                         ids=["sg-ns", "cbow-ns", "cbow-hs", "sg-hs"])
-def test_quality_matches_gensim(tmp_path, model, hs, negative):
+@pytest.mark.parametrize("model,hs,negative,exact",
+                         [("sg", 0, 5, False), ("cbow", 0, 5, False), ("cbow", 1, 0, False), ("sg", 1, 0, False),
+                          ("sg", 0, 5, True)],
+                         ids=["sg-ns", "cbow-ns", "cbow-hs", "sg-hs", "sg-ns-exact"])
+def test_quality_matches_gensim(tmp_path, model, hs, negative, exact):
+    # exact: --exact, word2vec.c's per-pair negatives (the default shares them across a window)
     from gensim.models import KeyedVectors
     from gensim.models import Word2Vec as GensimWord2Vec
 
@@ -57,7 +60,7 @@ def test_quality_matches_gensim(tmp_path, model, hs, negative):
     for seed in SEEDS:
         g = GensimWord2Vec(sentences, vector_size=100, sg=int(model == "sg"), workers=1, epochs=EPOCHS,
                            seed=seed, **settings)
-        m = Word2Vec(dim=100, model=model, threads=1, epochs=EPOCHS, seed=seed, tokenizer="simple",
+        m = Word2Vec(dim=100, model=model, threads=1, epochs=EPOCHS, seed=seed, tokenizer="simple", exact=exact,
                      **{**settings, "hs": bool(hs)}).train(str(BUNDLED))
         ours = KeyedVectors(100)
         ours.add_vectors(m.vocab.words, m.syn0)
