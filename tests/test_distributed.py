@@ -295,9 +295,8 @@ def test_undecodable_bytes_are_reported_as_in_one_process(client, tmp_path):
     assert "caf\ufffd" in m.wv
 
 
-def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, tmp_path):
-    ckpt = tmp_path / "ckpt"
-
+def _checkpoint_after_first_of_3_epochs(client, corpus, ckpt):
+    """A 3-epoch Dask run saved to ``ckpt`` after its first epoch and stopped there: (model, loaded checkpoint)."""
     class Stop(Exception):
         pass
 
@@ -309,8 +308,14 @@ def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, 
             raise Stop
 
     with pytest.raises(Stop):
-        m.train(str(small_corpus), client=client, round_words=40_000, on_epoch_end=on_epoch_end)
-    saved = Word2Vec.load(str(ckpt))
+        m.train(str(corpus), client=client, round_words=40_000, on_epoch_end=on_epoch_end)
+    return m, Word2Vec.load(str(ckpt))
+
+
+def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, tmp_path):
+    ckpt = tmp_path / "ckpt"
+
+    m, saved = _checkpoint_after_first_of_3_epochs(client, small_corpus, ckpt)
     assert saved.run_state["epochs_done"] == 1 and saved.run_state["epochs"] == 3
     before = np.array(saved.syn0, copy=True)
     resumed = saved.train(str(small_corpus), client=client, round_words=40_000)
@@ -343,19 +348,7 @@ def test_dask_checkpoint_resumes_in_one_process_and_back(client, small_corpus, t
     one_line = tmp_path / "one-line.txt"   # text8-style: shards are cut inside the line
     one_line.write_text(" ".join(small_corpus.read_text(encoding="utf-8").split()), encoding="utf-8")
 
-    class Stop(Exception):
-        pass
-
-    m = Word2Vec(epochs=3, **FAST)
-
-    def on_epoch_end(epoch):
-        m.save(str(ckpt))
-        if epoch == 0:
-            raise Stop
-
-    with pytest.raises(Stop):
-        m.train(str(one_line), client=client, round_words=40_000, on_epoch_end=on_epoch_end)
-    saved = Word2Vec.load(str(ckpt))
+    _, saved = _checkpoint_after_first_of_3_epochs(client, one_line, ckpt)
     assert saved.run_state["epochs_done"] == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResumeWarning)
