@@ -38,6 +38,7 @@ SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
 DEFAULT_CHUNK_CHARS = 1 << 18  # characters read at a time (bounded transient memory)
 DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
+MAX_TOKEN_CHUNKS = 64  # a run without a separator longer than this many chunks is cut (bounded memory)
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 _SIMPLE_SEPARATOR = re.compile(r"[\W_]")   # what ``simple`` never keeps
 _SPACE = re.compile(r"\s")                 # exactly str.isspace()
@@ -273,20 +274,15 @@ def token_pieces(chunks, tokenizer="whitespace", lowercase=False, chunk_chars=DE
                 cut = len(text)
             else:
                 # cut after the last whitespace so that no token is split
-                cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r"))
-                if cut < 0 and len(text) >= 64 * chunk_chars:
-                    # before a forced cut, any other separator: \v, \f, NO-BREAK SPACE, ...
-                    # (and, for ``simple``, any character that is not part of a token)
-                    last = separator.search(text[::-1])
-                    if last is not None:
-                        cut = len(text) - 1 - last.start()
-                if cut < 0:
-                    if len(text) < 64 * chunk_chars:
+                cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"), text.rfind("\r")) + 1
+                if cut == 0:
+                    if len(text) < MAX_TOKEN_CHUNKS * chunk_chars:
                         carry = text
                         continue
-                    cut = len(text)  # a pathological token longer than 64 chunks: split it
-                else:
-                    cut += 1
+                    # a forced cut: after any other separator (\v, \f, NO-BREAK SPACE, ...; for
+                    # ``simple``, any character that is not part of a token), else inside the token
+                    last = separator.search(text[::-1])
+                    cut = len(text) - (last.start() if last is not None else 0)
             text, carry = text[:cut], text[cut:]
         if text:
             lines = split_lines(text)
@@ -599,8 +595,9 @@ def _scan_bytes(files, stream, chunk_bytes, progress):
                 if not text:
                     break
                 buf = np.frombuffer(text, np.uint8)
-                # a "token" longer than 64 chunks is cut (memory stays bounded), as _scan_text does
-                force = not final and buf.size >= 64 * chunk_bytes
+                # a "token" longer than MAX_TOKEN_CHUNKS chunks is cut (memory stays bounded), as
+                # token_pieces does
+                force = not final and buf.size >= MAX_TOKEN_CHUNKS * chunk_bytes
                 n = _char_boundary(buf) if force else buf.size
                 out = np.empty(buf.size, np.int32)
                 lines_before = int(vocab.state[2])

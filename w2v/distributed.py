@@ -601,6 +601,10 @@ def slice_pieces(lengths, lo, hi):
 class _Cancelled(DistributedError):
     """Dask cancelled tasks while the scheduler is there (their inputs were lost with workers)."""
 
+    @classmethod
+    def because(cls, exc):
+        return cls(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})")
+
 
 class _Cluster:
     """The driver's view of the client: waits on futures, turns a lost scheduler into one error."""
@@ -635,7 +639,7 @@ class _Cluster:
                 elif alone_since is None:
                     alone_since = checked
                 elif checked - alone_since > no_worker_timeout:
-                    raise DistributedError(f"no Dask worker left{self.where} for {no_worker_timeout:.0f}s")
+                    raise self.no_worker(no_worker_timeout)
             try:
                 with self.client.as_current():   # the client need not be the default one
                     wait(futures, timeout=0.5)
@@ -645,7 +649,10 @@ class _Cluster:
             except Exception as exc:   # futures cancelled: the scheduler went away (or cancelled them)
                 if not self.alive() or "connection" in str(exc):
                     raise self.lost() from None
-                raise _Cancelled(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})") from None
+                raise _Cancelled.because(exc) from None
+
+    def no_worker(self, seconds):
+        return DistributedError(f"no Dask worker left{self.where} for {seconds:.0f}s")
 
     def wait_for_worker(self, timeout=120.0):
         """Return once the cluster has a worker; :class:`DistributedError` after ``timeout`` s without."""
@@ -654,7 +661,7 @@ class _Cluster:
             if not self.alive():
                 raise self.lost()
             if time.monotonic() > deadline:
-                raise DistributedError(f"no Dask worker left{self.where} for {timeout:.0f}s")
+                raise self.no_worker(timeout)
             time.sleep(0.5)
 
     def reschedule_unrunnable(self):
@@ -692,7 +699,7 @@ class _Cluster:
         except Exception as exc:
             from concurrent.futures import CancelledError
             if isinstance(exc, CancelledError) and self.alive():
-                raise _Cancelled(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})") from None
+                raise _Cancelled.because(exc) from None
             if _is_comm_error(exc) or not self.alive():
                 raise self.lost(exc) from None
             raise
@@ -972,12 +979,11 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             while True:
                 try:
                     cluster.wait([cur["merge"]])
-                    res, error = cluster.call(cur["merge"].result), None
+                    res = cluster.call(cur["merge"].result)
                 except _Cancelled:
                     # the round needed data that only lost workers held (the weights scattered to
                     # them, a merged update): Dask cancels it, as nothing can recompute that data.
                     # Every lane starts again from the driver's weights once a worker is there.
-                    res, error = None, None
                     bad = {k: "lost with its worker" for k in spec["active"]}
                     cluster.wait_for_worker()
                     cluster.reschedule_unrunnable()
@@ -986,12 +992,11 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                 except Exception as exc:
                     if not cluster.alive():
                         raise cluster.lost(exc) from None
-                    res, error = None, exc
-                    bad = failed_lanes(cur, res, error)
+                    bad = failed_lanes(cur, None, exc)
                 else:
                     if res is not None and res["status"] == "ok":
                         break
-                    bad = failed_lanes(cur, res, error)
+                    bad = failed_lanes(cur, res, None)
                 if nxt is not None:   # it would start from an incomplete round: submitted again below
                     cluster.call(client.cancel, list(nxt["lanes"].values()) + [nxt["merge"]])
                     nxt = None

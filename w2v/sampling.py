@@ -61,15 +61,15 @@ def noise_distribution(counts, power=0.75):
     nan). With a negative power a zero count gets weight 0.
     """
     c = np.asarray(counts, dtype=np.float64)
-    positive = c[c > 0]
     if power >= 0:
         ref = c.max() if c.size else 0.0
         w = (c / ref) ** power if ref > 0 else c ** power
-    elif positive.size:
-        w = np.zeros_like(c)
-        w[c > 0] = (c[c > 0] / positive.min()) ** power
-    else:
+    else:   # scaled by the rarest word; a zero count is never drawn (unless every count is)
+        pos = c > 0
         w = np.ones_like(c)
+        if pos.any():
+            w[~pos] = 0.0
+            w[pos] = (c[pos] / c[pos].min()) ** power
     return w / w.sum()
 
 
