@@ -607,6 +607,20 @@ def test_a_header_with_an_impossible_dim_fails_before_allocating(tmp_path):
     assert "implausible header" in expect_format_error(x, binary=True)
 
 
+@pytest.mark.parametrize("header", [b"0 999999999999999999999", b"3 999999999999999999999999999"])
+def test_a_header_with_a_dim_beyond_numpy_is_a_format_error(tmp_path, header):
+    # "0 <dim past int64>" asked numpy for an empty (0, dim) matrix: ValueError "Maximum allowed
+    # dimension exceeded"; with a count, the message's GiB overflowed a float (OverflowError)
+    for name, write in (("v.bin", lambda p, d: p.write_bytes(d)),
+                        ("v.txt.gz", lambda p, d: p.write_bytes(gzip.compress(d)))):
+        p = tmp_path / name
+        write(p, header + b"\na 1 2\n")
+        for binary in (None, True, False):
+            assert "implausible header" in expect_format_error(p, binary=binary)
+        with pytest.raises(FormatError, match="implausible header"):
+            inspect(p)
+
+
 # --------------------------------------------------------------------------- damaged .npy headers
 def test_every_damaged_npy_header_is_a_format_error(tmp_path):
     # numpy's header parser raised tokenize.TokenError, SyntaxError and OverflowError ("memory

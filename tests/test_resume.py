@@ -1,4 +1,5 @@
 """Full models: save/load, resumed and checkpointed training, online vocabulary updates, CLI."""
+import copy
 import json
 import lzma
 import os
@@ -821,7 +822,9 @@ def test_arrays_that_do_not_fit_the_settings_are_refused_before_any_kernel(train
     mismatches = [("syn0", m.syn0[:5].copy()), ("syn0", np.zeros((v, dim // 2), np.float32)),
                   ("syn0", m.syn0.astype(np.float64)), ("syn0", np.asfortranarray(m.syn0)),
                   ("syn1neg", np.zeros((1, dim), np.float32)) if m.settings.negative else
-                  ("syn1", np.zeros((1, dim), np.float32))]
+                  ("syn1", np.zeros((1, dim), np.float32)),
+                  # the unused output matrix set to None (was an AttributeError in the check itself)
+                  ("syn1" if m.settings.negative else "syn1neg", None)]
     try:
         for name, value in mismatches:
             setattr(m, name, value)
@@ -841,6 +844,69 @@ def test_arrays_that_do_not_fit_the_settings_are_refused_before_any_kernel(train
     before = m.syn0.copy()
     m.train()            # restored: trains again
     assert not np.array_equal(before, m.syn0)
+
+
+def test_settings_given_as_numpy_scalars_save_and_load(tmp_path):
+    # Settings accepts numpy integers and bools (a sweep over np.arange, say), but save() failed
+    # on them: "TypeError: Object of type int64 is not JSON serializable"
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c d e f g\n" * 30, encoding="utf-8")
+    m = Word2Vec(dim=np.int64(8), window=np.int32(2), hs=np.bool_(True), seed=np.uint64(7),
+                 epochs=np.int64(1), min_count=1, threads=1, sample=0).train(str(corpus))
+    m.save(str(tmp_path / "m"))
+    n = Word2Vec.load(str(tmp_path / "m"))
+    assert n.settings == m.settings and type(n.settings.dim) is int and n.settings.hs is True
+    assert_same_model(m, n)
+
+
+def test_save_refuses_hand_changed_settings_that_load_would_reject(trained, small_corpus, tmp_path):
+    # m.settings.dim = 8 was saved as is, over the model there, and that model no longer
+    # loaded (FormatError); hs turned on raised AttributeError; window = 0 saved a model whose
+    # settings load refused
+    path = tmp_path / "m"
+    trained["sg-ns"].save(str(path))
+    before = {name: (path / name).read_bytes() for name in os.listdir(path)}
+    m = Word2Vec.load(str(path))
+    good = m.settings
+    for name, value, match in (("dim", 8, "cannot change dim"), ("hs", True, "cannot change hs"),
+                               ("model", "cbow", "cannot change model"), ("window", 0, "window")):
+        m.settings = copy.copy(good)
+        setattr(m.settings, name, value)
+        with pytest.raises(ParameterError, match=match):
+            m.save(str(path))
+        # an online update refuses them as train() does (dim: a numpy ValueError after reading the
+        # corpus; hs: silently turned on)
+        with pytest.raises(ParameterError, match=match):
+            m.build_vocab(str(small_corpus), update=True)
+    assert {name: (path / name).read_bytes() for name in os.listdir(path)} == before
+    m.settings = good
+    m.save(str(tmp_path / "again"))
+    assert_same_model(m, Word2Vec.load(str(tmp_path / "again")))
+
+
+@pytest.mark.parametrize("edit", ["index out of range", "index past int32", "index not an int",
+                                  "counts a list", "counts too short"])
+def test_a_vocabulary_edited_by_hand_is_refused_before_the_corpus_is_encoded(tmp_path, edit):
+    # the corpus is encoded through vocab.index and the counts indexed by its ids: a bad id was an
+    # IndexError or OverflowError from numpy (an online update), a bad counts array a TypeError
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c d e f g\n" * 30, encoding="utf-8")
+    m = Word2Vec(dim=8, epochs=1, min_count=1, threads=1, sample=0).train(str(corpus))
+    vocab = m.vocab
+    if edit == "index out of range":
+        vocab.index["b"] = 10 ** 6
+    elif edit == "index past int32":
+        vocab.index["b"] = 2 ** 40
+    elif edit == "index not an int":
+        vocab.index["b"] = "x"
+    elif edit == "counts a list":
+        vocab.counts = list(vocab.counts)
+    else:
+        vocab.counts = vocab.counts[:-1]
+    with pytest.raises(VocabularyError, match="vocabulary"):
+        m.train(str(corpus))
+    with pytest.raises(VocabularyError, match="vocabulary"):
+        m.build_vocab(str(corpus), update=True)
 
 
 def test_crafted_model_files_load_safely(trained, tmp_path):

@@ -407,6 +407,20 @@ def test_n_similarity_errors():
         kv.n_similarity("w1", ["w2"])
 
 
+def test_similarity_takes_two_words_not_lists():
+    # kv[["w1"]] is a (1, dim) matrix: similarity(["w1"], ["w2"]) and similarity([], []) raised
+    # numpy's ValueError "shapes (1,4) and (1,4) not aligned"
+    kv = random_kv(10, 4)
+    for w1, w2 in ((["w1"], ["w2"]), ([], []), ((), ()), (np.array(["w1"]), "w2"), ("w1", None)):
+        with pytest.raises(ParameterError, match="must be a word"):
+            kv.similarity(w1, w2)
+        with pytest.raises(ParameterError, match="must be a word"):
+            kv.distance(w1, w2)
+    assert kv.similarity("w1", 2) == pytest.approx(kv.similarity("w1", "w2"))
+    with pytest.raises(UnknownWordError):
+        kv.similarity("w1", "nope")
+
+
 def test_bad_query_terms_and_weights():
     kv = random_kv(10, 4)
     for positive in ([("w1", "x")], [("w1", None)], [("w1", True)], [("w1", 1.0, 2.0)], [1.5], [None],

@@ -72,6 +72,7 @@ _MAX_HEADER = 4096        # longest acceptable header line
 # buffer before it gives up.
 _MAX_WORD = 1 << 27
 _WRITE_ROWS = 8192        # rows formatted per write call
+_MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a corrupt header
 
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
 # What the word2vec writers refuse inside a word: ASCII whitespace, where word2vec.c, gensim,
@@ -211,6 +212,11 @@ def _parse_header(reader, path):
         ) from None
     if count < 0 or dim < 1:
         raise FormatError(f"{path}: line 1: bad header: count {count}, dim {dim}")
+    if 4 * dim > _MAX_VECTOR_BYTES:
+        # refused whatever the count: even "0 <dim>" gives an empty (0, dim) matrix, which numpy
+        # cannot make beyond its index range, and no file holds one such vector
+        raise FormatError(f"{path}: line 1: implausible header: vectors of dim {dim} "
+                          "(more than 1 GiB each)")
     return count, dim
 
 
@@ -328,18 +334,13 @@ def _least_bytes(count, dim, binary):
     return count * (2 * dim + 1) + max(0, count - 1)
 
 
-_MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a corrupt header
-
-
 def _binary_capacity(path, count, dim):
     """Rows to allocate first: the header's count, bounded by what the file can hold.
 
-    A header whose first vector cannot fit in the file (or in 1 GiB) is
-    refused here, before anything is allocated for it.
+    A header whose first vector cannot fit in the file is refused here,
+    before anything is allocated for it (one of more than 1 GiB already was,
+    by :func:`_parse_header`).
     """
-    if count and 4 * dim > _MAX_VECTOR_BYTES:
-        raise FormatError(f"{path}: line 1: implausible header: vectors of dim {dim} "
-                          f"({4 * dim / 2 ** 30:.0f} GiB each)")
     if _compression(path) is None:
         try:
             size = os.path.getsize(path)

@@ -92,6 +92,7 @@ class Word2Vec:
         self.settings.validate()
         if update:
             from .persist import update_vocab
+            self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
             return update_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
         s = self.settings
         from .persist import scan_with_progress

@@ -128,6 +128,7 @@ def encode_with_vocab(model, corpus, quiet=True, progress_stream=None):
     """
     if model.vocab is None:
         raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
+    model.vocab.check()
     scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream)
     index = model.vocab.index
     remap = np.fromiter((index.get(w, -2) for w in scanned.words), dtype=np.int32, count=len(scanned.words))
@@ -166,6 +167,7 @@ def update_vocab(model, corpus, quiet=True, progress_stream=None):
     """
     if model.vocab is None:
         raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
+    model.vocab.check()
     s = model.settings
     scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream)
     old = model.vocab
@@ -412,7 +414,10 @@ def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
 
 # --------------------------------------------------------------------------- save
 def _json_bytes(obj):
-    return (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    from .formats import _json_default
+
+    # numpy scalars (settings such as dim=np.int64(100) pass validation) are written as numbers
+    return (json.dumps(obj, indent=1, sort_keys=True, default=_json_default) + "\n").encode("utf-8")
 
 
 def save_model(model, path):
@@ -422,6 +427,10 @@ def save_model(model, path):
     ------
     VocabularyError
         The model has no vocabulary yet.
+    ParameterError
+        A setting changed by hand is invalid, or changes ``dim``, ``model``
+        or ``hs`` of the weights (as :meth:`~w2v.model.Word2Vec.train`
+        refuses it): nothing is written that :func:`load_model` would reject.
     FormatError, OutputError
         As :func:`w2v.formats.save_native`.
     """
@@ -430,6 +439,8 @@ def save_model(model, path):
 
     if model.vocab is None or model.syn0 is None:
         raise VocabularyError("model has no vocabulary yet: nothing to save")
+    model.settings.validate()
+    model._apply_changed_settings()   # settings changed by hand (m.settings.dim = ...), as train() does
     s = model.settings
     v, dim = len(model.vocab), s.dim
     arrays = {"syn1neg": np.asarray(model.syn1neg, np.float32), "syn1": np.asarray(model.syn1, np.float32)}

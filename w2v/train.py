@@ -305,8 +305,9 @@ def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
              f"{getattr(a, 'ndim', '?')}-D)")
         need(a.flags.c_contiguous and a.flags.writeable, f"{name} must be C-contiguous and writable")
         need(a.shape[1] == s.dim, f"{name} has rows of {a.shape[1]} floats, but dim is {s.dim}")
-        need(a.shape[0] == rows, f"{name} has {a.shape[0]} rows; with these settings "
-                                 f"(negative={s.negative}, hs={s.hs}) and {vocab_size} words it needs {rows}")
+        need(rows is None or a.shape[0] == rows, f"{name} has {a.shape[0]} rows; with these settings "
+                                                 f"(negative={s.negative}, hs={s.hs}) and {vocab_size} words "
+                                                 f"it needs {rows}")
 
     def table(name, a, dtype, size):
         need(isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous,
@@ -316,8 +317,9 @@ def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
 
     need(vocab_size >= 1, "empty vocabulary")
     matrix("syn0", syn0, vocab_size)
-    matrix("syn1neg", syn1neg, vocab_size if s.negative > 0 else syn1neg.shape[0])
-    matrix("syn1", syn1, max(1, vocab_size - 1) if s.hs else syn1.shape[0])
+    # an unused output matrix may have any number of rows (one, when it was never needed)
+    matrix("syn1neg", syn1neg, vocab_size if s.negative > 0 else None)
+    matrix("syn1", syn1, max(1, vocab_size - 1) if s.hs else None)
     t = tables
     table("keep_threshold", t.keep_threshold, np.int64, vocab_size)
     table("noise_table", t.noise_table, np.uint64, vocab_size if s.negative > 0 else None)

@@ -1193,12 +1193,21 @@ class KeyedVectors:
         Parameters
         ----------
         w1, w2 : str
+            Words (or row indices).
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ParameterError
+            A key is neither a word nor a row index (e.g. a list of words,
+            which ``kv[...]`` would turn into a matrix).
         """
-        return float(np.dot(_unitvec(self[w1]), _unitvec(self[w2])))
+        return float(np.dot(_unitvec(self.get_vector(w1)), _unitvec(self.get_vector(w2))))
 
     def distance(self, w1, w2):
         """Cosine distance (1 - similarity) of two words."""

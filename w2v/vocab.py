@@ -33,6 +33,22 @@ class Vocab:
     def __len__(self):
         return len(self.words)
 
+    def check(self):
+        """Raise :class:`VocabularyError` if words, counts and index disagree (edited by hand).
+
+        The corpus is encoded through ``index`` and the counts are indexed by
+        its ids, so an id outside ``0..len - 1`` or counts of another length
+        must stop here, before anything is read or trained.
+        """
+        counts = self.counts
+        if not (isinstance(counts, np.ndarray) and counts.dtype == np.int64 and counts.shape == (len(self.words),)):
+            raise VocabularyError(f"vocabulary counts must be an int64 array of {len(self.words)} entries "
+                                  f"(one per word), got {type(counts).__name__} "
+                                  f"{getattr(counts, 'dtype', '')} {getattr(counts, 'shape', '')}")
+        index = self.index
+        if len(index) != len(self.words) or any(index.get(w) != i for i, w in enumerate(self.words)):
+            raise VocabularyError("vocabulary index does not map each word to its row (edited by hand?)")
+
     def __contains__(self, word):
         return word in self.index
 
