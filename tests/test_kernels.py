@@ -371,3 +371,60 @@ def test_prefetch_intrinsics_compile_to_prefetches_and_change_nothing():
     assert touch(a, b, idx) == sum(float(a[i, 0] + a[i, -1] + b[i]) for i in idx)
     if platform.machine() in ("x86_64", "AMD64"):
         assert "prefetch" in touch.inspect_asm(touch.signatures[0])
+
+
+BOUNDSCHECKED_RUN = r"""
+import sys
+import numpy as np
+from numba import njit
+from w2v import Word2Vec, load
+
+@njit(cache=False)
+def _read(a, i):
+    return a[i]
+
+try:                       # the setting took effect: an index past the end raises
+    _read(np.zeros(3), 3)
+    sys.exit("NUMBA_BOUNDSCHECK had no effect")
+except IndexError:
+    pass
+
+corpus, out = sys.argv[1], sys.argv[2]
+runs = [dict(model="sg"), dict(model="sg", exact=True), dict(model="cbow"), dict(model="cbow", cbow_mean=False),
+        dict(model="sg", hs=True, negative=0), dict(model="cbow", hs=True, negative=3),
+        dict(model="sg", dim=24, window=2, ns_exponent=-0.5)]
+for i, kw in enumerate(runs):
+    for threads in (1, 2):
+        m = Word2Vec(epochs=1, min_count=2, threads=threads, seed=i, **{"dim": 100, **kw})
+        m.train(corpus)
+        assert np.all(np.isfinite(m.syn0))
+m.build_vocab(corpus + ".more", update=True)   # an online update adds rows, then trains them
+m.train(corpus + ".more")
+m.save_word2vec(out)
+print(load(out).most_similar(m.vocab.words[0], topn=3))
+"""
+
+
+def test_training_reads_and_writes_nothing_out_of_bounds(tmp_path):
+    # Every training mode (sg, --exact, CBOW mean/sum, HS, HS + NS, another dim; 1 and 2
+    # threads, the 2-thread runs with replicas of the frequent rows), the tokenizer, the
+    # Huffman and alias tables and an online update, compiled with NUMBA_BOUNDSCHECK=1: any
+    # index out of its array raises IndexError in the subprocess instead of reading past it.
+    import lzma
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import BUNDLED, ROOT
+
+    with lzma.open(BUNDLED, "rt", encoding="utf-8") as src:
+        lines = [next(src) for _ in range(1600)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(lines[:1200]), encoding="utf-8")     # ~60k words: replicas at 2 threads
+    (tmp_path / "corpus.txt.more").write_text("".join(lines[1200:]) + "zzunseen " * 5 + "\n",
+                                               encoding="utf-8")
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    res = subprocess.run([sys.executable, "-c", BOUNDSCHECKED_RUN, str(corpus), str(tmp_path / "v.bin")],
+                         capture_output=True, text=True, timeout=600, cwd=str(ROOT), env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "IndexError" not in res.stderr
