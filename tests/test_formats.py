@@ -831,6 +831,24 @@ def test_vocab_counts_must_be_ascii_digits(tmp_path, count):
     expect_format_error(path, match="vocab.tsv: line 2: bad count")
 
 
+@pytest.mark.parametrize("field", ["1_0", "+10", "\u0661\u0660"])
+@pytest.mark.parametrize("where", ["count", "dim"])
+def test_header_numbers_must_be_ascii_digits(tmp_path, field, where):
+    # int() reads "1_0" and "+10" as 10 (and non-ASCII digits): the header "1_0 2" loaded 10
+    # vectors; the readers take only what the writers write, as for vocab.tsv counts
+    kv = make_kv(10, 2)
+    body = b"".join(w.encode() + b" " + " ".join("%.9g" % x for x in v).encode() + b"\n"
+                    for w, v in zip(kv.index_to_key, kv.vectors.tolist()))
+    header = f"{field} 2" if where == "count" else f"10 {field}"
+    p = tmp_path / "h.txt"
+    p.write_bytes(header.encode() + b"\n" + body)
+    expect_format_error(p, match="bad header")
+    with pytest.raises(FormatError, match="bad header"):
+        inspect(p)
+    p.write_bytes(b"10 2\n" + body)
+    same(kv, load(p))
+
+
 def test_vocab_counts_up_to_int64(tmp_path):
     kv = make_kv(2, 2)
     path = tmp_path / "m"

@@ -7,8 +7,8 @@
 
 __version__ = "0.1.0"
 
-from .errors import (CorpusError, CorpusWarning, FormatError, OutputError, ParameterError,  # noqa: E402,F401
-                     ResumeWarning, UnknownWordError, VocabularyError, W2VError)
+from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, OutputError,  # noqa: E402,F401
+                     ParameterError, ResumeWarning, UnknownWordError, VocabularyError, W2VError)
 
 _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
     "Word2Vec": ("w2v.model", "Word2Vec"),
@@ -29,5 +29,5 @@ def __getattr__(name):
 
 
 __all__ = ["Word2Vec", "KeyedVectors", "load", "Settings", "W2VError", "CorpusError", "FormatError",
-           "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "CorpusWarning",
-           "ResumeWarning", "__version__"]
+           "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "DeviceError",
+           "CorpusWarning", "ResumeWarning", "__version__"]

@@ -190,6 +190,11 @@ def evaluate_word_analogies(kv, path, restrict_vocab=300000, case_insensitive=Tr
     ------
     FormatError
         The file holds no question or a question comes before any section.
+    FileNotFoundError
+        ``path`` does not exist.
+    ParameterError
+        ``method`` is not one of the two, or ``restrict_vocab`` is not a
+        non-negative integer or None.
     """
     if method not in ("3cosadd", "3cosmul"):
         raise ParameterError(f"method must be '3cosadd' or '3cosmul', got {method!r}")
@@ -430,6 +435,10 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
         No line of the file holds a word pair with a score.
     VocabularyError
         Every pair has an out-of-vocabulary word (and not ``dummy4unknown``).
+    FileNotFoundError
+        ``path`` does not exist.
+    ParameterError
+        ``restrict_vocab`` is not a non-negative integer or None.
     """
     restrict_vocab = _check_restrict(restrict_vocab)
     ok_vocab = _ok_vocab(kv, restrict_vocab, case_insensitive)

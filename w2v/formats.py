@@ -201,7 +201,8 @@ def _parse_header(reader, path):
     try:
         text = line.decode("ascii")
         fields = text.split()
-        if len(fields) != 2:
+        # ASCII digits only: int() also reads "1_0" and "+10" (10), which no writer writes
+        if len(fields) != 2 or not all(f.isdigit() for f in fields):
             raise ValueError
         count, dim = int(fields[0]), int(fields[1])
     except (UnicodeDecodeError, ValueError):
@@ -1299,6 +1300,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
         The file is corrupt, truncated or of no supported format.
     FileNotFoundError
         ``path`` does not exist.
+    ParameterError
+        ``limit`` is not a positive integer, or ``unicode_errors`` is not
+        the name of an error handler.
     """
     limit = _check_limit(limit)
     _check_unicode_errors(unicode_errors)
@@ -1329,7 +1333,8 @@ def inspect(path):
         ``format`` (``'native'``, ``'word2vec-binary'`` or
         ``'word2vec-text'``), ``count``, ``dim``, ``settings`` (dict, empty
         when unknown), ``compression`` (None, ``'gzip'``, ``'bz2'``,
-        ``'xz'``) and ``path``.  For word2vec files ``count`` is the header's;
+        ``'xz'``), ``has_counts`` (word counts stored: native only) and
+        ``path``.  For word2vec files ``count`` is the header's;
         an uncompressed one smaller than its header's count and dim need is
         reported as truncated (only :func:`load` checks every record).  A
         native model's files are checked as :func:`load_native` does, except
@@ -1339,6 +1344,8 @@ def inspect(path):
     ------
     FormatError
         Not a readable vector file.
+    FileNotFoundError
+        ``path`` does not exist.
     """
     path = os.fspath(path)
     if os.path.isdir(path):

@@ -42,7 +42,13 @@ class Word2Vec:
         ``max_vocab_size``, ``epochs``, ``alpha``, ``min_alpha``, ``threads``,
         ``seed``, ``ns_exponent``, ``exact``, ``cbow_mean``,
         ``max_sentence_length``, ``tokenizer``, ``lowercase``,
-        ``memory_budget``).
+        ``memory_budget``, ``device``).
+
+    Raises
+    ------
+    ParameterError
+        An invalid value (see :meth:`w2v.settings.Settings.validate`); an
+        unknown name is a ``TypeError``.
 
     Examples
     --------
@@ -88,6 +94,13 @@ class Word2Vec:
         -------
         Word2Vec
             ``self``.
+
+        Raises
+        ------
+        CorpusError
+            A corpus path is missing or unreadable, or holds no token.
+        VocabularyError
+            No word is left after ``min_count``.
         """
         self.settings.validate()
         if update:
@@ -213,6 +226,21 @@ class Word2Vec:
         Word2Vec
             ``self``.  ``self.last_train`` holds the per-epoch loss, counts
             and timings.
+
+        Raises
+        ------
+        VocabularyError
+            No ``corpus`` and none read before.
+        ParameterError
+            An invalid setting, or ``dim``, ``model`` or ``hs`` changed on a
+            model that has weights.
+        DeviceError
+            ``device="cuda"`` and no usable GPU (before the corpus is read).
+
+        Warns
+        -----
+        ResumeWarning
+            An unfinished run given another corpus: a new run starts.
         """
         self.settings.validate()   # settings may have been changed since the model was made
         self._apply_changed_settings()

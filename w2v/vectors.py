@@ -683,6 +683,8 @@ class KeyedVectors:
         ------
         UnknownWordError
             The word is not in the vocabulary.
+        ParameterError
+            ``key`` is neither a str nor an integer.
         """
         index = self.get_index(key)
         if norm:
@@ -768,6 +770,9 @@ class KeyedVectors:
         ------
         UnknownWordError
             A word is unknown and ``unknown='error'``.
+        ParameterError
+            ``tokens`` is a single str, or ``unknown`` is neither ``'error'``
+            nor an integer.
         """
         if isinstance(tokens, str):
             raise ParameterError("tokens must be a sequence of str, not a single str")
@@ -1271,7 +1276,7 @@ class KeyedVectors:
         Parameters
         ----------
         words : list of str
-            Unknown words are ignored (with a warning).
+            Unknown words are ignored (with a logged warning, as gensim).
         use_norm : bool, optional
             Average unit vectors.
 
@@ -1279,6 +1284,11 @@ class KeyedVectors:
         -------
         list of (float, str)
             Most central first.
+
+        Raises
+        ------
+        ParameterError
+            No word of ``words`` is in the vocabulary.
         """
         self.fill_norms()
         used = [w for w in words if w in self]
@@ -1302,6 +1312,12 @@ class KeyedVectors:
         Returns
         -------
         str
+
+        Raises
+        ------
+        ParameterError
+            No word of ``words`` is in the vocabulary (unknown words are
+            ignored).
         """
         return self.rank_by_centrality(words)[-1][1]
 
