@@ -18,33 +18,66 @@ def one_line_errors(func):
     ``W2VError`` (every error the library raises on purpose), ``OSError``
     (files), ``KeyError`` (a word not in the vocabulary) and ``ValueError``
     become :class:`click.ClickException`; ``KeyboardInterrupt`` (Ctrl-C, and
-    SIGTERM or SIGHUP while the command runs) exits 130.  Warnings
+    SIGTERM or SIGHUP while the command runs) exits 130, and further signals
+    are ignored from then on (see :class:`_signals_interrupt`).  Warnings
     (e.g. a checkpoint resumed on another corpus) print as one
-    ``warning: ...`` line.
+    ``warning: ...`` line.  A progress line left open on a terminal is ended
+    first, so that each of these lines is a line of its own.
     """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        try:
-            with _signals_interrupt(), warnings.catch_warnings():
-                warnings.showwarning = _one_line_warning
-                return func(*args, **kwargs)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            raise SystemExit(130)
-        except BrokenPipeError:
-            _quiet_stdout()
-            raise SystemExit(1)
-        except KeyError as exc:
-            msg = exc.args[0] if exc.args else str(exc)
-            raise click.ClickException(str(msg).splitlines()[0] if str(msg) else "key error")
-        except (W2VError, OSError, ValueError, MemoryError) as exc:
-            text = str(exc) or exc.__class__.__name__
-            if isinstance(exc, OSError) and exc.filename and exc.filename not in text:
-                text = f"{exc.filename}: {text}"
-            raise click.ClickException(" ".join(text.split("\n")))
+        with _signals_interrupt() as signals:
+            try:
+                with warnings.catch_warnings():
+                    warnings.showwarning = _one_line_warning
+                    return func(*args, **kwargs)
+            except KeyboardInterrupt:
+                signals.stopping()
+                say("interrupted")
+                raise SystemExit(130)
+            except BrokenPipeError:
+                _quiet_stdout()
+                raise SystemExit(1)
+            except KeyError as exc:
+                _end_progress_line()
+                msg = exc.args[0] if exc.args else str(exc)
+                raise click.ClickException(str(msg).splitlines()[0] if str(msg) else "key error")
+            except (W2VError, OSError, ValueError, MemoryError) as exc:
+                _end_progress_line()
+                text = str(exc) or exc.__class__.__name__
+                if isinstance(exc, OSError) and exc.filename and exc.filename not in text:
+                    text = f"{exc.filename}: {text}"
+                raise click.ClickException(" ".join(text.split("\n")))
 
     return wrapper
+
+
+def _end_progress_line():
+    """End a progress line that training left open on a terminal (``w2v.train.end_progress_line``)."""
+    train = sys.modules.get("w2v.train")   # not imported: no progress was shown
+    if train is not None:
+        train.end_progress_line()
+
+
+def say(text):
+    """``text`` as a line of its own on stderr (after a progress line left open on a terminal).
+
+    A stderr that is gone (the terminal of a run that outlived it, a pipe
+    whose reader left) does not stop the command: like progress (see
+    ``w2v.train._write``), the line is dropped and stderr pointed at
+    ``/dev/null``.
+    """
+    _end_progress_line()
+    try:
+        click.echo(text, err=True)
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stderr.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # pragma: no cover - stderr without a descriptor
+            pass
 
 
 def _quiet_stdout():
@@ -63,35 +96,56 @@ def _quiet_stdout():
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings reach the CLI's user as one ``warning: ...`` line on stderr (no source line)."""
-    click.echo("warning: " + " ".join(str(message).split("\n")), err=True)
-
-
-def _interrupt(signum, frame):  # pragma: no cover - exercised by subprocess tests
-    raise KeyboardInterrupt
+    say("warning: " + " ".join(str(message).split("\n")))
 
 
 class _signals_interrupt:
-    """While a command runs, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) act as Ctrl-C.
+    """While a command runs, Ctrl-C (SIGINT), ``kill`` (SIGTERM) and a closed terminal (SIGHUP)
+    raise ``KeyboardInterrupt``; after the first, further ones are ignored.
 
-    Ctrl-C raises ``KeyboardInterrupt``, which removes the temporary file of
-    an atomic write and stops training cleanly; the default action of the
-    other two would end the process on the spot and leave the temporary
-    file behind.  Outside the main thread (where Python cannot set
-    handlers) nothing changes.
+    ``KeyboardInterrupt`` removes the temporary file of an atomic write and
+    stops training cleanly; the default action of SIGTERM and SIGHUP would
+    end the process on the spot and leave the temporary file behind.  A
+    second signal (Ctrl-C pressed twice) would break off that cleanup
+    (waiting for the worker threads, removing a temporary file or folder,
+    closing a Dask cluster) or come out of the interpreter's shutdown as a
+    traceback: after the first, later ones are ignored until the process
+    exits (the command is ending; ``kill -9`` still ends it at once).  So the
+    handlers stay set after an interrupted command (also when it runs
+    in-process, e.g. under click's ``CliRunner``).
+
+    A signal that is ignored when the command starts stays ignored:
+    ``nohup w2v train ...`` must outlive the terminal (nohup ignores SIGHUP),
+    and a background job of a script ignores SIGINT.  Outside the main
+    thread (where Python cannot set handlers) nothing changes.
     """
 
-    SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
     def __enter__(self):
         self.saved = {}
+        self.stopped = False
         if threading.current_thread() is threading.main_thread():
             for sig in self.SIGNALS:
-                self.saved[sig] = signal.signal(sig, _interrupt)
+                if signal.getsignal(sig) == signal.SIG_IGN:
+                    continue
+                self.saved[sig] = signal.signal(sig, self._interrupt)
         return self
 
+    def _interrupt(self, signum, frame):  # pragma: no cover - exercised by subprocess tests
+        if self.stopped:
+            return
+        self.stopped = True
+        raise KeyboardInterrupt
+
+    def stopping(self):
+        """The command was interrupted and is ending: later signals are ignored."""
+        self.stopped = True
+
     def __exit__(self, *exc):
-        for sig, handler in self.saved.items():
-            signal.signal(sig, handler)
+        if not self.stopped:   # a command that ran to its end: the handlers as they were
+            for sig, handler in self.saved.items():
+                signal.signal(sig, handler)
         return False
 
 

@@ -3,6 +3,8 @@ import logging
 
 import click
 
+from .common import say
+
 
 def train_on_dask(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end,
                   update_vocab=False):
@@ -50,7 +52,7 @@ def _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, 
     with dask_client(scheduler=scheduler, n_workers=dask_workers, threads_per_worker=threads or 1) as client:
         if not quiet:
             where = f"Dask scheduler {scheduler}" if scheduler else f"local Dask cluster ({dask_workers} workers)"
-            click.echo(f"training on the {where}", err=True)
+            say(f"training on the {where}")
         try:
             model.train(list(corpus), quiet=quiet, client=client, on_epoch_end=on_epoch_end,
                         round_words=round_words)

@@ -89,8 +89,13 @@ def describe(model):
 
 def checkpoint_hook(model, path, quiet):
     """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
+    from w2v.train import Progress
+
+    shown = Progress(1, model.settings, quiet=quiet)
+
     def hook(epoch):
+        # on a terminal, what it does while a large model is written (in logs the line after says it)
+        shown.status(f"checkpoint: saving epoch {epoch + 1} to {path} ...", log=False)
         model.save(path)
-        if not quiet:
-            click.echo(f"checkpoint: epoch {epoch + 1} saved to {path}", err=True)
+        shown.message(f"checkpoint: epoch {epoch + 1} saved to {path}")
     return hook

@@ -11,7 +11,7 @@ from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS, resolve_inputs
 from w2v.errors import CorpusError, OutputError, ParameterError
 from w2v.settings import available_cores
 
-from .common import json_safe, one_line_errors
+from .common import json_safe, one_line_errors, say
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus-small.txt.xz"
 DEMO_WORDS = ("man", "woman", "house", "sea", "night", "king", "love", "father")
@@ -180,7 +180,7 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
         m = full.load_for_resume(resume, full.explicit_settings(click.get_current_context(), locals()))
         corpus = corpus or full.resume_corpus(m, resume)
         if not quiet:
-            click.echo(full.describe(m), err=True)
+            say(full.describe(m))
     else:
         m = Word2Vec(model=model, cbow_mean=cbow_mean, dim=dim, window=window, negative=negative, hs=hs,
                      sample=sample, min_count=min_count, max_vocab_size=max_vocab, epochs=epochs,
@@ -201,10 +201,16 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
             m.build_vocab(list(corpus), quiet=quiet, update=update_vocab)
             m.train(quiet=quiet, on_epoch_end=hook)
         t_save = time.perf_counter()
+        # a save of a large model takes a while (dim 300, --text: seconds): say what it writes
+        from w2v.train import Progress
+        shown = Progress(1, m.settings, quiet=quiet)
+        kind = "text" if text_format else "binary"
         # the full model first: if it cannot be written, -o is left as it was; if -o then
         # fails, the saved model holds the vectors (`w2v convert MODEL_DIR OUT` writes them)
         if save_model:
+            shown.status(f"saving the model to {save_model} ...")
             m.save(save_model)
+        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {output} ({kind}) ...")
         m.save_word2vec(output, binary=not text_format)
         save_seconds = time.perf_counter() - t_save
     finally:
@@ -212,10 +218,8 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
     total = time.perf_counter() - t0
     tr = m.last_train
     words_per_sec = m.corpus_tokens * len(tr["epoch_loss"]) / tr["seconds"] if tr["seconds"] > 0 else float("nan")
-    if not quiet:
-        click.echo(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {output} "
-                   f"({'text' if text_format else 'binary'}); training {tr['seconds']:.1f}s "
-                   f"({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s", err=True)
+    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {output} ({kind}); training "
+                  f"{tr['seconds']:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s")
     if report_json:
         report = {
             "corpus": list(corpus), "output": output, "vocab_size": len(m.vocab),

@@ -299,3 +299,123 @@ def test_an_output_that_is_a_pipe_or_device_is_written_through(small_corpus, tmp
     else:
         assert got and json.loads(got[0])["words_per_sec"] > 0
     assert sorted(os.listdir(tmp_path)) == sorted(["fifo"] + (["v.bin"] if flag != "-o" else []))
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = [sys.executable, "-c", "from cli.main import main; main()"]
+
+
+def test_sighup_ignored_as_under_nohup_does_not_stop_training(small_corpus, tmp_path):
+    # `nohup w2v train ... &` then logging out: the CLI's SIGHUP handler replaced nohup's
+    # SIG_IGN, so the closed terminal stopped the run ("interrupted") and no vectors were written
+    out = tmp_path / "v.bin"
+    cmd = CLI + ["train", str(small_corpus), "-o", str(out), "--epochs", "2", "--threads", "1", "--dim", "8"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        first = proc.stderr.readline()          # the command runs (its handlers are set by now)
+        proc.send_signal(signal.SIGHUP)
+        rest = proc.stderr.read()
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, first + rest
+    assert b"interrupted" not in rest and out.exists()
+
+
+def test_a_second_ctrl_c_does_not_cut_the_cleanup_short(tmp_path):
+    # Ctrl-C twice: the second KeyboardInterrupt broke off what the first one had started
+    # (waiting for the worker threads, removing a temporary file or folder), or, once
+    # "interrupted" was printed, came out of the interpreter's shutdown as a traceback
+    script = (
+        "import atexit, os, signal, sys, time\n"
+        "from cli.common import one_line_errors\n"
+        "def again():\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(0.2)\n"
+        "@one_line_errors\n"
+        "def command():\n"
+        "    try:\n"
+        "        again()\n"
+        "        time.sleep(30)\n"
+        "    finally:\n"
+        "        again()\n"
+        "        again()\n"
+        "        print('cleaned up', flush=True)\n"
+        "atexit.register(again)\n"
+        "command()\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 130, (proc.stdout, proc.stderr)
+    assert proc.stdout == "cleaned up\n" and proc.stderr == "interrupted\n", (proc.stdout, proc.stderr)
+
+
+def test_interrupted_on_a_terminal_ends_the_progress_line_first(small_corpus, tmp_path):
+    # on a terminal the progress line is redrawn in place, without a newline: "interrupted"
+    # (or an error) was written right after its ETA, on the same line
+    import pty
+    import select
+
+    out = tmp_path / "v.bin"
+    cmd = CLI + ["train", str(small_corpus), "-o", str(out), "--epochs", "1000", "--threads", "1", "--dim", "8"]
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=ROOT)
+    os.close(slave)
+    got = b""
+
+    def read(timeout):
+        if not select.select([master], [], [], timeout)[0]:
+            return False
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:   # EIO: every process holding the terminal has closed it
+            return False
+        nonlocal got
+        got += chunk
+        return bool(chunk)
+
+    deadline = time.monotonic() + 120
+    try:
+        while b"\repoch " not in got:   # a progress line drawn in place
+            assert proc.poll() is None and time.monotonic() < deadline, got
+            read(0.1)
+        proc.send_signal(signal.SIGINT)
+        while read(30):
+            pass
+        proc.wait(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, got
+    text = got.decode(errors="replace")
+    assert "interrupted" in text and "Traceback" not in text, text
+    assert text[text.index("interrupted") - 1] == "\n", text[-300:]
+    assert not out.exists() and os.listdir(tmp_path) == []
+
+
+def test_saving_says_what_it_writes(small_corpus, tmp_path):
+    # a save of a large model (e.g. --dim 300 --text) ran for seconds without a word
+    res = run(["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "--text",
+               "-o", str(tmp_path / "v.txt"), "--save-model", str(tmp_path / "m")])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    saving = [i for i, line in enumerate(lines) if line.startswith("saving the model to ")]
+    writing = [i for i, line in enumerate(lines) if line.startswith("writing ") and "v.txt (text)" in line]
+    wrote = [i for i, line in enumerate(lines) if line.startswith("wrote ")]
+    assert len(saving) == len(writing) == len(wrote) == 1 and saving[0] < writing[0] < wrote[0], lines
+
+
+def test_a_run_outlives_its_stderr(small_corpus, tmp_path):
+    # a run whose terminal went away without a SIGHUP (`setsid`, a disowned job: every write then
+    # fails with EIO), or whose stderr pipe lost its reader, stopped at its next progress line:
+    # hours of training lost to a line nobody could read
+    out = tmp_path / "v.bin"
+    cmd = CLI + ["train", str(small_corpus), "-o", str(out), "--epochs", "2", "--threads", "1", "--dim", "8",
+                 "--save-model", str(tmp_path / "m")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    proc.stderr.close()                    # nobody reads stderr: each write fails (EPIPE)
+    assert proc.wait(timeout=120) == 0
+    assert out.exists() and (tmp_path / "m" / "model.json").exists()

@@ -414,3 +414,31 @@ def test_the_only_worker_killed_during_a_round(small_corpus):
     assert lt["distributed"]["rounds_per_epoch"] >= 4 and lt["distributed"]["fallbacks"] >= 1
     assert lt["words"] == int(m.vocab.counts.sum())   # every round trained once
     assert np.all(np.isfinite(m.syn0)) and np.isfinite(lt["epoch_loss"][0])
+
+
+def test_ctrl_c_on_a_terminal_reaches_only_the_driver():
+    # a terminal's Ctrl-C signals its whole foreground process group, the local cluster's worker
+    # processes too: each printed a KeyboardInterrupt traceback under the CLI's "interrupted",
+    # while the driver closes the cluster anyway
+    script = (
+        "import time\n"
+        "from w2v.distributed import dask_client\n"
+        "try:\n"
+        "    with dask_client(n_workers=2) as client:\n"
+        "        client.wait_for_workers(2, timeout=60)\n"
+        "        print('ready', flush=True)\n"
+        "        time.sleep(60)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=str(ROOT), start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "ready\n", proc.stderr.read()
+        os.killpg(proc.pid, signal.SIGINT)     # what the terminal does on Ctrl-C
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0 and out == "interrupted\n", (out, err)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -340,3 +340,61 @@ def test_save_word2vec_writes_through_a_pipe(small_corpus, tmp_path):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)        # not replaced by a plain file
     assert got[0].split(b"\n", 1)[0] == f"{len(m.wv)} 8".encode()
     assert os.listdir(tmp_path) == ["fifo"]           # no temporary file left
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_each_epoch_reports_its_loss_when_it_ends(small_corpus, threads, monkeypatch):
+    # the epochs' mean losses were all printed at the end of the run: after epoch 1 of a long
+    # run nothing said what it reached until every epoch was done
+    import io
+
+    import w2v.model
+    from w2v.train import Progress
+
+    class Every(Progress):   # a progress line after every job
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "interval": 0})
+
+    monkeypatch.setattr(w2v.model, "Progress", Every)
+    out = io.StringIO()
+    m = Word2Vec(threads=threads, **{**FAST, "epochs": 3})
+    m.build_vocab(str(small_corpus))
+    m.train(quiet=False, progress_stream=out)
+    lines = out.getvalue().splitlines()
+    ends = [i for i, line in enumerate(lines) if line.startswith("epoch ") and ": mean loss" in line]
+    assert len(ends) == 3, lines
+    assert any(line.startswith("epoch 3/3") for line in lines), lines
+    for k in (1, 2):   # epoch k's summary comes before any progress line of a later epoch
+        later = [i for i, line in enumerate(lines) if line.startswith(f"epoch {k + 2}/3")]
+        assert all(ends[k - 1] < i for i in later), lines
+        assert f"epoch {k}: mean loss {m.last_train['epoch_loss'][k - 1]:.4f}" in lines[ends[k - 1]]
+
+
+def test_progress_lines_on_a_terminal_are_ended_before_other_text():
+    # on a terminal the progress line is redrawn in place ("\r...") without a newline: text
+    # printed after it (the CLI's "interrupted", an error, a warning) ran on after its ETA
+    import io
+
+    from w2v.settings import Settings
+    from w2v.train import Progress, end_progress_line
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Tty()
+    p = Progress(100, Settings(threads=1), stream=out, interval=0)
+    p.status("reading corpus: 1,000 tokens")
+    p.maybe_report(50, 1.0, 1, 0, force=True)
+    assert not out.getvalue().endswith("\n")
+    end_progress_line()
+    assert out.getvalue().endswith("\033[K\n")
+    end_progress_line()                       # nothing open: nothing written
+    p.message("done")
+    assert out.getvalue().endswith("\033[K\n\r\033[Kdone\n") and out.getvalue().count("\n") == 2
+    log = io.StringIO()                       # not a terminal: a line each, a short step unsaid
+    q = Progress(100, Settings(threads=1), stream=log, interval=0)
+    q.status("saving ...", log=False)
+    q.status("reading corpus: 1,000 tokens")
+    end_progress_line()
+    assert log.getvalue() == "reading corpus: 1,000 tokens\n"

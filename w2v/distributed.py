@@ -156,15 +156,31 @@ def _start_local_cluster(distributed, n_workers, threads_per_worker):
     except (ImportError, AttributeError, TypeError):  # pragma: no cover - another distributed
         SpecCluster, before = None, None
     try:
+        # preload: each worker process runs dask_setup below as it starts
         return distributed.LocalCluster(n_workers=int(n_workers or 2),
                                         threads_per_worker=int(threads_per_worker or 1),
                                         processes=True, dashboard_address=":0",
-                                        silence_logs=logging.CRITICAL)
+                                        silence_logs=logging.CRITICAL, preload=[__name__])
     except BaseException:
         if before is not None:
             for half in set(SpecCluster._instances) - before:
                 _close_quietly(half)
         raise
+
+
+def dask_setup(worker):
+    """Preload hook of the local cluster's worker processes (:func:`_start_local_cluster`): ignore SIGINT.
+
+    A terminal's Ctrl-C signals its whole foreground process group: the
+    local cluster's worker processes got it too, and each printed a
+    ``KeyboardInterrupt`` traceback under the CLI's "interrupted", while the
+    driver (which gets it as well) stops and closes the cluster anyway.  The
+    driver alone decides; the workers end when it closes the cluster.
+    """
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _close_quietly(cluster):

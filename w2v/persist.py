@@ -82,22 +82,33 @@ def huffman_tree(counts):
 
 
 # --------------------------------------------------------------------------- corpus with a vocabulary
-def scan_with_progress(model, corpus, quiet, progress_stream):
-    """Tokenize the corpus once (:func:`scan_corpus`), reporting progress; return (scanned, reporter, t0)."""
+def scan_with_progress(model, corpus, quiet, progress_stream,
+                       next_step="building the vocabulary and encoding the corpus"):
+    """Tokenize the corpus once (:func:`scan_corpus`), reporting progress; return (scanned, reporter, t0).
+
+    Progress goes through :meth:`Progress.status` (redrawn in place on a
+    terminal).  When the scan is over, a status says that ``next_step``
+    follows: always on a terminal, elsewhere when the scan was long enough to
+    report (the next step then takes a while too).
+    """
     s = model.settings
     t0 = time.perf_counter()
     reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
     last = [t0]
+    shown = [False]
 
     def scan_progress(chars, tokens):
         now = time.perf_counter()
         if not quiet and now - last[0] >= reporter.interval:
             last[0] = now
+            shown[0] = True
             rate = tokens / max(now - t0, 1e-9)
-            reporter.message(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
+            reporter.status(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
 
     scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
                           memory_budget=s.memory_budget, progress=scan_progress)
+    if not quiet and (reporter.tty or shown[0]):
+        reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0
 
 
@@ -129,7 +140,8 @@ def encode_with_vocab(model, corpus, quiet=True, progress_stream=None):
     if model.vocab is None:
         raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
     model.vocab.check()
-    scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream)
+    scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream,
+                                               "encoding it with the model's vocabulary")
     index = model.vocab.index
     remap = np.fromiter((index.get(w, -2) for w in scanned.words), dtype=np.int32, count=len(scanned.words))
     if not np.any(remap >= 0):
@@ -169,7 +181,8 @@ def update_vocab(model, corpus, quiet=True, progress_stream=None):
         raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
     model.vocab.check()
     s = model.settings
-    scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream)
+    scanned, reporter, t0 = scan_with_progress(model, corpus, quiet, progress_stream,
+                                               "updating the vocabulary and encoding the corpus")
     old = model.vocab
     v0 = len(old)
     index = old.index

@@ -6,6 +6,8 @@ runs without the GIL.  With ``threads=1`` jobs run in order in the calling
 thread, so a seeded run is bit-for-bit reproducible; with more, the workers
 after the first train a :class:`Replica` of the most frequent words' rows.
 """
+import io
+import os
 import queue
 import sys
 import threading
@@ -34,6 +36,46 @@ class Tables:
         self.hs_lengths = hs_lengths
 
 
+#: the stream (a terminal) whose last line is an unfinished progress line (see end_progress_line)
+_open_line = [None]
+
+
+def end_progress_line():
+    """End a progress line left open on a terminal, so that what follows starts a line of its own.
+
+    On a terminal, progress is redrawn in place (``"\\r" + line``) with no
+    newline; text written next (the CLI's "interrupted", an error, a
+    warning) would run on after it.  The line stays visible.
+    """
+    stream, _open_line[0] = _open_line[0], None
+    if stream is not None:
+        _write(stream, "\n")
+
+
+def _write(stream, text):
+    """Write ``text`` to ``stream`` and flush; return False if the stream is gone.
+
+    A terminal closed under a run that outlives it (``setsid``, a disowned
+    job: no SIGHUP, but every write fails with EIO) or a reader of a pipe
+    that went away must not stop the training: progress is not its result.
+    The stream's descriptor is pointed at ``/dev/null`` (what is still
+    buffered, and the interpreter's flush at exit, then go nowhere instead
+    of failing again).
+    """
+    try:
+        stream.write(text)
+        stream.flush()
+        return True
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            pass
+        return False
+
+
 class Progress:
     """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss.
 
@@ -41,6 +83,10 @@ class Progress:
     kernels read (in-vocabulary tokens and sentence ends); ``words_per_id``
     turns their rate into raw corpus words per second, the figure of the
     final summary and of ``--report-json`` (raw tokens x epochs / seconds).
+
+    On a terminal the progress line (and a :meth:`status`) is redrawn in
+    place every ``interval`` (0.5 s); elsewhere (a log file, a pipe) each is
+    a line of its own, every 5 s.
     """
 
     def __init__(self, total_words, settings, stream=None, quiet=False, interval=None, words_per_id=1.0):
@@ -69,14 +115,26 @@ class Progress:
         eta = (self.total - done) / rate if rate > 0 else float("inf")
         rate *= self.words_per_id
         loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
-        line = (f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
-                f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
-                f"loss {loss_text}  ETA {_fmt_seconds(eta)}")
+        self.status(f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
+                    f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
+                    f"loss {loss_text}  ETA {_fmt_seconds(eta)}")
+
+    def status(self, text, log=True):
+        """What the run is doing now: redrawn in place on a terminal, a line of its own elsewhere
+        (unless ``log`` is false: a short step that a :meth:`message` will report)."""
+        if self.quiet:
+            return
         if self.tty:
-            self.stream.write("\r" + line + "\033[K")
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+            _open_line[0] = self.stream
+            self._write("\r" + text + "\033[K")
+        elif log:
+            self._write(text + "\n")
+
+    def _write(self, text):
+        if not _write(self.stream, text):   # the terminal or the pipe went away: train on, unseen
+            self.quiet = True
+            if _open_line[0] is self.stream:
+                _open_line[0] = None
 
     def epoch_done(self, epoch, loss_sum, examples):
         """Report an epoch's mean loss, or say why it trained on nothing."""
@@ -89,11 +147,11 @@ class Progress:
                          f"or had no context; on a tiny corpus set sample to 0)")
 
     def message(self, text):
+        """A line that stays (it replaces the progress line drawn in place on a terminal)."""
         if not self.quiet:
-            if self.tty:
-                self.stream.write("\r\033[K")
-            self.stream.write(text + "\n")
-            self.stream.flush()
+            if self.tty and _open_line[0] is self.stream:
+                _open_line[0] = None
+            self._write(("\r\033[K" if self.tty else "") + text + "\n")
 
 
 def run_totals(per_epoch, seconds):
@@ -445,6 +503,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     # per worker, per epoch: [loss, examples, kept, seen]; rows padded to 64 bytes
     stats = np.zeros((threads, epochs, 8), np.float64)
     done = [0]
+    epoch_ids = np.zeros(epochs, np.int64)    # ids trained in each epoch (complete at `length`)
+    reported = [0]                            # epochs whose end has been reported
     lock = threading.Lock()
     stop_event = stop_event or threading.Event()
 
@@ -467,21 +527,42 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
                      *worker_args.get(wid, args), rng_states[wid], stats[wid, epoch])
         with lock:
             done[0] += ids.size
+            epoch_ids[epoch] += ids.size
 
-    def report(epoch, force=False):
-        if progress is not None:
-            st = stats[:, epoch, :].sum(axis=0)
-            progress.maybe_report(done[0], st[0], st[1], epoch, force)
+    def report(final=False):
+        """A progress line (every ``progress.interval``); each epoch's mean loss as soon as it ends.
+
+        With threads, the next epoch's first jobs run while the last ones of
+        an epoch finish; its mean loss is reported once every one has.
+        """
+        if progress is None:
+            return
+        with lock:
+            first = reported[0]
+            ended = first
+            while ended < epochs and epoch_ids[ended] >= length:
+                ended += 1
+            now = done[0]
+        if ended > first:   # the epoch's last progress line, then its summary
+            st = stats[:, ended - 1, :].sum(axis=0)
+            progress.maybe_report(now, st[0], st[1], ended - 1, force=True)
+            for e in range(first, ended):
+                st = stats[:, e, :].sum(axis=0)
+                progress.epoch_done(e, st[0], st[1])
+            reported[0] = ended
+        elif not final:
+            e = min(first, epochs - 1)
+            st = stats[:, e, :].sum(axis=0)
+            progress.maybe_report(now, st[0], st[1], e)
 
     t0 = time.perf_counter()
-    current_epoch = [0]
 
     if threads == 1:
         for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length):
             if stop_event.is_set():
                 raise KeyboardInterrupt
             run_job(0, job)
-            report(job[0])
+            report()
     else:
         jobs = queue.Queue(maxsize=2 * threads)
         errors = []
@@ -507,7 +588,6 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
             t.start()
         try:
             for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length, threads):
-                current_epoch[0] = job[0]
                 while True:
                     if stop_event.is_set():
                         raise KeyboardInterrupt
@@ -515,8 +595,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
                         jobs.put(job, timeout=0.2)
                         break
                     except queue.Full:
-                        report(current_epoch[0])
-                report(current_epoch[0])
+                        report()
+                report()
         except BaseException:
             stop_event.set()
             raise
@@ -532,15 +612,13 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
             for t in pool:
                 while t.is_alive():
                     t.join(0.2)
-                    report(current_epoch[0])
+                    if not stop_event.is_set():
+                        report()
         if errors:
             raise errors[0]
     seconds = time.perf_counter() - t0
     per_epoch = stats.sum(axis=0)
-    if progress is not None:
-        report(epochs - 1, force=True)
-        for i in range(epochs):
-            progress.epoch_done(i, per_epoch[i, 0], per_epoch[i, 1])
+    report(final=True)   # the epochs that ended since the last report
     return {
         **run_totals(per_epoch, seconds),
         "kernel_load_seconds": load_seconds,
