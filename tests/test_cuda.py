@@ -144,7 +144,12 @@ def test_short_training_run_improves_like_cpu(sim, tmp_path):
     info = json.loads(str(sim["train/info"]))
     assert info["device"] == "cuda-simulator" and info["resident"]
     log = str(sim["train/log"])
-    assert "epoch 1: mean loss" in log and f"epoch {epochs}: mean loss" in log
+    lines = log.splitlines()
+    ends = [i for i, line in enumerate(lines) if ": mean loss" in line]
+    assert [lines[i].split(":")[0] for i in ends] == [f"epoch {k}" for k in range(1, epochs + 1)], lines
+    for k in range(1, epochs):   # each epoch's loss is printed as it ends, before the next one's progress
+        later = [i for i, line in enumerate(lines) if line.startswith(f"epoch {k + 1}/")]
+        assert later and all(ends[k - 1] < i for i in later), lines
 
     # the same run on the CPU: both lower a fixed objective well below its starting value, similarly
     corpus = cc.write_train_corpus(tmp_path / "clusters.txt")

@@ -285,6 +285,19 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
         statq.synchronize()
         progress.maybe_report(done[0], h_stats[0], h_stats[1], epoch, force)
 
+    reported = [0]   # epochs whose mean loss has been printed
+
+    def report_ended():
+        # each epoch's mean loss as soon as its last launch has finished (launches run in
+        # order on one stream, so the epoch's statistics are complete by then)
+        while progress is not None and reported[0] < epochs and done[0] >= (reported[0] + 1) * length:
+            e = reported[0]
+            d_stats[e].copy_to_host(h_stats, stream=statq)
+            statq.synchronize()
+            progress.maybe_report(done[0], h_stats[0], h_stats[1], e, True)
+            progress.epoch_done(e, h_stats[0], h_stats[1])
+            reported[0] += 1
+
     def batches(epoch):
         if resident and epoch > 0:
             for b in range(n_batches):
@@ -344,9 +357,11 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
                 pending.append((done_ev, n))
                 counter += 1
                 settle()
-                report(epoch)
+                report_ended()
+                report(min(max(epoch, reported[0]), epochs - 1))   # no line for an epoch already summed up
         comp.synchronize()
         settle(block=True)
+        report_ended()
     except KeyboardInterrupt:
         comp.synchronize()
         d_syn0.copy_to_host(syn0)
@@ -364,8 +379,7 @@ def _train(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
     stats = d_stats.copy_to_host()
     seconds = time.perf_counter() - t0
     if progress is not None:
-        report(epochs - 1, force=True)
-        for i in range(len(stats)):
+        for i in range(reported[0], len(stats)):   # none left unless an epoch was empty
             progress.epoch_done(i, stats[i, 0], stats[i, 1])
     return {
         **run_totals(stats, seconds),
