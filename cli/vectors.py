@@ -101,7 +101,7 @@ def analogy(model, a, b, c, topn, method, restrict_vocab, unicode_errors):
               help="Analogy questions (questions-words.txt format); repeatable.")
 @click.option("--pairs", multiple=True, type=click.Path(), metavar="FILE",
               help="Word pairs with similarity scores (WordSim-353, SimLex-999, ...); repeatable.")
-@click.option("--restrict-vocab", type=int, default=300000, show_default=True,
+@click.option("--restrict-vocab", type=click.IntRange(min=1), default=300000, show_default=True,
               help="Use only the N most frequent words (others count as out of vocabulary).")
 @click.option("--case-sensitive", is_flag=True, help="Do not upper-case words before matching.")
 @click.option("--method", type=click.Choice(["3cosadd", "3cosmul"]), default="3cosadd", show_default=True,
@@ -120,8 +120,6 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
     """
     from w2v.evaluate import default_eval_paths
 
-    if restrict_vocab is not None and restrict_vocab < 1:
-        raise click.ClickException("--restrict-vocab must be at least 1")
     if not analogies and not pairs:
         found = default_eval_paths()
         analogies = [str(p) for p in found["analogies"]]
@@ -180,7 +178,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
 @click.option("--to", "to", type=click.Choice(["bin", "text", "native"]), default=None,
               help="Output format [default: from OUT: .bin binary, .txt/.vec text, else native]; "
                    "a .gz/.bz2/.xz suffix compresses bin/text.")
-@click.option("--limit", type=int, default=None, help="Convert only the first N vectors.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Convert only the first N vectors.")
 @_unicode_errors
 @one_line_errors
 def convert(src, dst, to, limit, unicode_errors):
@@ -193,8 +191,6 @@ def convert(src, dst, to, limit, unicode_errors):
     from w2v.errors import OutputError
     from w2v.formats import save
 
-    if limit is not None and limit < 1:
-        raise click.ClickException("--limit must be at least 1")
     if os.path.exists(src) and os.path.exists(dst):
         try:
             same = os.path.samefile(src, dst)

@@ -72,12 +72,20 @@ def test_similar(model):
 
 def test_restrict_vocab_below_one_is_refused(model):
     # 0 once meant "no limit" in similar/analogy while eval refused it
+    # (every command: a usage error, exit 2, as for any value out of its range)
     _, path = model
     for args in (["similar", path, "king"], ["analogy", path, "man", "woman", "king"],
-                 ["analogy", path, "man", "woman", "king", "--method", "3cosmul"]):
+                 ["analogy", path, "man", "woman", "king", "--method", "3cosmul"], ["eval", path]):
         res = run(args + ["--restrict-vocab", "0"])
         assert res.exit_code == 2 and "restrict-vocab" in res.output and "Traceback" not in res.output
         assert run(args + ["--restrict-vocab", "16"]).exit_code == 0
+
+
+def test_convert_limit_below_one_is_a_usage_error(model, tmp_path):
+    _, path = model
+    res = run(["convert", path, tmp_path / "out.txt", "--limit", "0"])
+    assert res.exit_code == 2 and "--limit" in res.output and not (tmp_path / "out.txt").exists()
+    assert run(["convert", path, tmp_path / "out.txt", "--limit", "3"]).exit_code == 0
 
 
 def test_analogy(model):
