@@ -9,6 +9,7 @@ import warnings
 
 import click
 
+from w2v.console import end_progress_line, write_or_drop
 from w2v.errors import W2VError
 
 
@@ -40,11 +41,11 @@ def one_line_errors(func):
                 _quiet_stdout()
                 raise SystemExit(1)
             except KeyError as exc:
-                _end_progress_line()
+                end_progress_line()
                 msg = exc.args[0] if exc.args else str(exc)
                 raise click.ClickException(str(msg).splitlines()[0] if str(msg) else "key error")
             except (W2VError, OSError, ValueError, MemoryError) as exc:
-                _end_progress_line()
+                end_progress_line()
                 text = str(exc) or exc.__class__.__name__
                 if isinstance(exc, OSError) and exc.filename and exc.filename not in text:
                     text = f"{exc.filename}: {text}"
@@ -53,31 +54,15 @@ def one_line_errors(func):
     return wrapper
 
 
-def _end_progress_line():
-    """End a progress line that training left open on a terminal (``w2v.train.end_progress_line``)."""
-    train = sys.modules.get("w2v.train")   # not imported: no progress was shown
-    if train is not None:
-        train.end_progress_line()
-
-
 def say(text):
     """``text`` as a line of its own on stderr (after a progress line left open on a terminal).
 
     A stderr that is gone (the terminal of a run that outlived it, a pipe
-    whose reader left) does not stop the command: like progress (see
-    ``w2v.train._write``), the line is dropped and stderr pointed at
-    ``/dev/null``.
+    whose reader left) does not stop the command: the line is dropped
+    (:func:`w2v.console.write_or_drop`).
     """
-    _end_progress_line()
-    try:
-        click.echo(text, err=True)
-    except (OSError, ValueError):
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stderr.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError):  # pragma: no cover - stderr without a descriptor
-            pass
+    end_progress_line()
+    write_or_drop(sys.stderr, text + "\n")
 
 
 def _quiet_stdout():

@@ -376,7 +376,8 @@ def test_progress_lines_on_a_terminal_are_ended_before_other_text():
     import io
 
     from w2v.settings import Settings
-    from w2v.train import Progress, end_progress_line
+    from w2v.console import end_progress_line
+    from w2v.train import Progress
 
     class Tty(io.StringIO):
         def isatty(self):

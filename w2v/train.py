@@ -6,8 +6,6 @@ runs without the GIL.  With ``threads=1`` jobs run in order in the calling
 thread, so a seeded run is bit-for-bit reproducible; with more, the workers
 after the first train a :class:`Replica` of the most frequent words' rows.
 """
-import io
-import os
 import queue
 import sys
 import threading
@@ -15,6 +13,7 @@ import time
 
 import numpy as np
 
+from .console import line_left_open, write_or_drop
 from .corpus import SENTINEL
 from .errors import ParameterError
 from .kernels.cpu import merge_hot_rows, train_tokens
@@ -34,46 +33,6 @@ class Tables:
         self.hs_codes = hs_codes
         self.hs_points = hs_points
         self.hs_lengths = hs_lengths
-
-
-#: the stream (a terminal) whose last line is an unfinished progress line (see end_progress_line)
-_open_line = [None]
-
-
-def end_progress_line():
-    """End a progress line left open on a terminal, so that what follows starts a line of its own.
-
-    On a terminal, progress is redrawn in place (``"\\r" + line``) with no
-    newline; text written next (the CLI's "interrupted", an error, a
-    warning) would run on after it.  The line stays visible.
-    """
-    stream, _open_line[0] = _open_line[0], None
-    if stream is not None:
-        _write(stream, "\n")
-
-
-def _write(stream, text):
-    """Write ``text`` to ``stream`` and flush; return False if the stream is gone.
-
-    A terminal closed under a run that outlives it (``setsid``, a disowned
-    job: no SIGHUP, but every write fails with EIO) or a reader of a pipe
-    that went away must not stop the training: progress is not its result.
-    The stream's descriptor is pointed at ``/dev/null`` (what is still
-    buffered, and the interpreter's flush at exit, then go nowhere instead
-    of failing again).
-    """
-    try:
-        stream.write(text)
-        stream.flush()
-        return True
-    except (OSError, ValueError):
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-            pass
-        return False
 
 
 class Progress:
@@ -125,16 +84,15 @@ class Progress:
         if self.quiet:
             return
         if self.tty:
-            _open_line[0] = self.stream
+            line_left_open(self.stream, True)
             self._write("\r" + text + "\033[K")
         elif log:
             self._write(text + "\n")
 
     def _write(self, text):
-        if not _write(self.stream, text):   # the terminal or the pipe went away: train on, unseen
+        if not write_or_drop(self.stream, text):   # the terminal or the pipe went away: train on, unseen
             self.quiet = True
-            if _open_line[0] is self.stream:
-                _open_line[0] = None
+            line_left_open(self.stream, False)
 
     def epoch_done(self, epoch, loss_sum, examples):
         """Report an epoch's mean loss, or say why it trained on nothing."""
@@ -149,8 +107,7 @@ class Progress:
     def message(self, text):
         """A line that stays (it replaces the progress line drawn in place on a terminal)."""
         if not self.quiet:
-            if self.tty and _open_line[0] is self.stream:
-                _open_line[0] = None
+            line_left_open(self.stream, False)
             self._write(("\r\033[K" if self.tty else "") + text + "\n")
 
 
