@@ -177,6 +177,38 @@ def test_encode_drops_oov_and_collapses_empty_sentences(tmp_path, budget):
     enc.close()
 
 
+def _remap_reference(ids, remap, after_sentinel):
+    """Plain NumPy: look up, drop OOV (-2), drop a sentinel that follows a sentinel."""
+    new = np.where(ids == SENTINEL, SENTINEL, remap[np.maximum(ids, 0)])
+    new = new[new != -2]
+    if new.size == 0:
+        return new
+    sent = new == SENTINEL
+    prev = np.concatenate([[after_sentinel], sent[:-1]])
+    return new[~(sent & prev)]
+
+
+def test_remap_ids_equals_the_numpy_reference_block_by_block():
+    from w2v.corpus import id_table, remap_ids
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        nwords = int(rng.integers(1, 30))
+        remap = np.where(rng.random(nwords) < 0.3, -2, rng.permutation(nwords)).astype(np.int32)
+        ids = rng.integers(-1, nwords, int(rng.integers(0, 60))).astype(np.int32)
+        after = bool(rng.integers(2))
+        got = remap_ids(ids, id_table(remap), after)
+        assert got.dtype == np.int32
+        assert got.tolist() == _remap_reference(ids, remap, after).tolist(), (trial, ids, remap, after)
+
+
+def test_remap_ids_refuses_an_id_outside_the_table():
+    from w2v.corpus import id_table, remap_ids
+    table = id_table(np.array([0, -2, 1], np.int32))
+    for bad in (3, 1000, -2, -(2 ** 31)):
+        with pytest.raises(CorpusError, match="outside"):
+            remap_ids(np.array([0, bad, 1], np.int32), table, True)
+
+
 def test_idstream_spill_equals_memory():
     rng = np.random.default_rng(1)
     parts = [rng.integers(-1, 100, rng.integers(0, 50)).astype(np.int32) for _ in range(40)]
@@ -218,8 +250,9 @@ def test_the_whitespace_tokenizer_sees_every_str_isspace_character():
 
 
 @pytest.mark.filterwarnings("ignore::w2v.errors.CorpusWarning")   # bad bytes on purpose (reported: see above)
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
-def test_byte_scan_equals_text_scan_on_unicode_spaces_and_bad_bytes(tmp_path, chunk):
+def test_byte_scan_equals_text_scan_on_unicode_spaces_and_bad_bytes(tmp_path, chunk, threads):
     rng = np.random.default_rng(chunk)
     allspaces = _SPACES + ["\u2001", "\u2002", "\u2003", "\u2004", "\u2006", "\u2007", "\u2008", "\u2009"]
     for trial in range(40):
@@ -242,7 +275,7 @@ def test_byte_scan_equals_text_scan_on_unicode_spaces_and_bad_bytes(tmp_path, ch
         want_words, want_counts, want_ids, want_tokens, want_sentences = scan_via_text([str(p), str(q)], chunk)
         if want_tokens == 0:
             continue
-        got = scan_corpus([str(p), str(q)], chunk_chars=chunk)
+        got = scan_corpus([str(p), str(q)], chunk_chars=chunk, threads=threads)
         assert got.words == want_words, (trial, b"".join(parts))
         assert np.array_equal(got.counts, want_counts)
         assert np.array_equal(got.stream.read(0, got.stream.length), want_ids)
@@ -260,13 +293,15 @@ def test_byte_strings_that_decode_alike_are_one_word(tmp_path):
     assert sc.stream.read(0, sc.stream.length).tolist() == [0, 1, 0, 0, 1, SENTINEL, 0, SENTINEL]
 
 
-def test_byte_scan_grows_its_tables_and_counts_exactly(tmp_path):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_byte_scan_grows_its_tables_and_counts_exactly(tmp_path, threads):
+    # chunks of 4 KiB: many chunks, so that with 2 threads splitting and counting overlap
     from collections import Counter
     rng = np.random.default_rng(3)
     words = [f"w{int(i)}" for i in rng.zipf(1.3, 300_000) % 200_000]
     p = tmp_path / "many.txt"
     p.write_text(" ".join(words[:150_000]) + "\n" + " ".join(words[150_000:]), encoding="utf-8")
-    sc = scan_corpus([str(p)])
+    sc = scan_corpus([str(p)], chunk_chars=4096, threads=threads)
     want = Counter(words)
     assert len(sc.words) == len(want)
     assert dict(zip(sc.words, sc.counts.tolist())) == dict(want)
@@ -303,8 +338,9 @@ def test_an_unreadable_file_or_folder_inside_a_corpus_directory_is_an_error(tmp_
         resolve_inputs([str(d)])
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("chunk", [3, 4, 7])
-def test_a_forced_cut_of_an_overlong_token_never_splits_a_character(tmp_path, chunk):
+def test_a_forced_cut_of_an_overlong_token_never_splits_a_character(tmp_path, chunk, threads):
     # a run without whitespace longer than 64 chunks is cut; the byte scan must cut it
     # between characters, not inside one (both halves would become U+FFFD, with a warning)
     p = tmp_path / "long.txt"
@@ -312,7 +348,7 @@ def test_a_forced_cut_of_an_overlong_token_never_splits_a_character(tmp_path, ch
         p.write_text("start " + tok + " end\n", encoding="utf-8")
         with warnings.catch_warnings():
             warnings.simplefilter("error", CorpusWarning)
-            sc = scan_corpus([str(p)], chunk_chars=chunk)
+            sc = scan_corpus([str(p)], chunk_chars=chunk, threads=threads)
         toks = [sc.words[i] for i in sc.stream.read(0, sc.stream.length) if i >= 0]
         assert len(toks) > 3 and "".join(toks[1:-1]) == tok and (toks[0], toks[-1]) == ("start", "end")
         sc.stream.close()

@@ -29,6 +29,7 @@ import threading
 import warnings
 import zlib
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -430,7 +431,7 @@ class ScannedCorpus:
 
 
 def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET,
-                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None):
+                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None, threads=1):
     """Read the corpus once: count tokens and record the provisional id stream.
 
     Parameters
@@ -446,6 +447,10 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     tmpdir : str, optional
     progress : callable, optional
         ``progress(chars_read, tokens_read)`` called after each chunk.
+    threads : int
+        With 2 or more, the whitespace tokenizer (without ``lowercase``) splits
+        one chunk while a second thread counts the one before; the result is
+        the same.
 
     Returns
     -------
@@ -463,7 +468,7 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     replaced_before = replaced_sequences()
     try:
         if tokenizer == "whitespace" and not lowercase:
-            words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress)
+            words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress, threads)
         else:
             words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase,
                                                               chunk_chars, progress)
@@ -568,52 +573,84 @@ def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress):
     return words, counts[:len(words)].copy(), n_tokens, n_sentences
 
 
-def _scan_bytes(files, stream, chunk_bytes, progress):
+def _scan_bytes(files, stream, chunk_bytes, progress, threads=1):
     """The whitespace scan over raw bytes (:mod:`w2v.kernels.tokenize`).
 
     Gives the same words, counts and id stream as :func:`_scan_text` with
     the whitespace tokenizer: words are decoded once each with
     ``errors="replace"``, and byte strings that decode to the same word (only
     possible with undecodable bytes) are merged into the first one's id.
+
+    With ``threads`` > 1 the two stages overlap: this thread reads and splits
+    chunk *k* (:func:`~w2v.kernels.tokenize.split_tokens`) while a second one
+    counts chunk *k* - 1 (:func:`~w2v.kernels.tokenize.count_tokens`, the
+    only writer of the vocabulary, so ids keep their order of first
+    occurrence).  Both stages run without the GIL.
     """
-    from .kernels.tokenize import ByteVocabulary
+    from .kernels.tokenize import ByteVocabulary, TokenItems
     vocab = ByteVocabulary()
+    batches = (TokenItems(), TokenItems())   # chunk k is split into one while the other is counted
+    pool = ThreadPoolExecutor(1, thread_name_prefix="w2v-scan") if threads > 1 else None
+    pending = None     # (count result or future, its TokenItems) of the chunk before
     n_tokens = 0
     n_files = 0
     done = 0
+    chunks = 0
     sentinel = np.full(1, SENTINEL, np.int32)
-    for path in files:
-        fh = open_binary(path)
-        n_files += 1
-        try:
-            carry = b""
-            while True:
-                data = b"".join(_read_chunks(fh, path, chunk_bytes, limit=1))
-                final = not data
-                done += len(data)
-                text = carry + data if carry else data
-                if not text:
-                    break
-                buf = np.frombuffer(text, np.uint8)
-                # a "token" longer than MAX_TOKEN_CHUNKS chunks is cut (memory stays bounded), as
-                # token_pieces does
-                force = not final and buf.size >= MAX_TOKEN_CHUNKS * chunk_bytes
-                n = _char_boundary(buf) if force else buf.size
-                out = np.empty(buf.size, np.int32)
-                lines_before = int(vocab.state[2])
-                consumed, written = vocab.scan(buf, n, final or force, out)
-                if written:
-                    stream.append(out[:written])
-                    n_tokens += written - (int(vocab.state[2]) - lines_before)
-                carry = text[consumed:]
-                if progress is not None:
-                    progress(done, n_tokens)
-                if final:
-                    break
-        finally:
-            if path != "-":
-                fh.close()
-        stream.append(sentinel)   # the end of a file ends a sentence
+
+    def collect():
+        """Wait for the pending count; its ids go to the stream (in chunk order)."""
+        nonlocal pending, n_tokens
+        if pending is None:
+            return
+        job, items = pending
+        pending = None
+        written, newlines = job.result() if pool is not None else job
+        if written:
+            stream.append(items.ids[:written].copy())   # the arrays are reused two chunks on
+        n_tokens += written - newlines
+
+    try:
+        for path in files:
+            fh = open_binary(path)
+            n_files += 1
+            try:
+                carry = b""
+                while True:
+                    data = b"".join(_read_chunks(fh, path, chunk_bytes, limit=1))
+                    final = not data
+                    done += len(data)
+                    text = carry + data if carry else data
+                    if not text:
+                        break
+                    buf = np.frombuffer(text, np.uint8)
+                    # a "token" longer than MAX_TOKEN_CHUNKS chunks is cut (memory stays bounded), as
+                    # token_pieces does
+                    force = not final and buf.size >= MAX_TOKEN_CHUNKS * chunk_bytes
+                    n = _char_boundary(buf) if force else buf.size
+                    items = batches[chunks % 2]
+                    chunks += 1
+                    consumed, n_items = items.split(buf, n, final or force)
+                    collect()
+                    if pool is not None:
+                        pending = (pool.submit(vocab.count, buf, items, n_items), items)
+                    else:
+                        pending = (vocab.count(buf, items, n_items), items)
+                    carry = text[consumed:]
+                    if progress is not None:
+                        progress(done, n_tokens)
+                    if final:
+                        break
+            finally:
+                if path != "-":
+                    fh.close()
+            collect()
+            stream.append(sentinel)   # the end of a file ends a sentence
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)   # no count runs on after an error
+    if progress is not None:
+        progress(done, n_tokens)
     words = vocab.words()
     counts = vocab.counts[:len(words)].copy()
     if len(set(words)) < len(words):
@@ -714,17 +751,19 @@ def remap_ids(ids, table, after_sentinel):
     Returns
     -------
     numpy.ndarray of int32
+
+    Raises
+    ------
+    CorpusError
+        An id outside the table (checked in the kernel: nothing is read out of bounds).
     """
-    new = table[ids + 1]
-    new = new[new != -2]
-    if new.size == 0:
-        return new
-    # a sentinel that follows a sentinel closes an empty sentence: drop it
-    sent = new == SENTINEL
-    prev = np.empty_like(sent)
-    prev[0] = after_sentinel
-    prev[1:] = sent[:-1]
-    return np.ascontiguousarray(new[~(sent & prev)])
+    from .kernels.encode import remap_block
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
+    out = np.empty(ids.size, np.int32)
+    n = remap_block(ids, table, bool(after_sentinel), out)
+    if n < 0:
+        raise CorpusError(f"the id stream holds an id outside [-1, {table.size - 2}] (a corrupt temporary file?)")
+    return out[:n]
 
 
 def encode_corpus(scanned, remap, vocab_size):

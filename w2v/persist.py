@@ -106,7 +106,7 @@ def scan_with_progress(model, corpus, quiet, progress_stream,
             reporter.status(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
 
     scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
-                          memory_budget=s.memory_budget, progress=scan_progress)
+                          memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads)
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0

@@ -55,3 +55,21 @@ def prefetch_row(typingctx, arr, row, ncols):
         return context.get_dummy_value()
 
     return types.none(arr, row, ncols), codegen
+
+
+@intrinsic
+def prefetch_item(typingctx, arr, index):
+    """Prefetch the cache line holding ``arr[index]`` (a 1-D array) for reading."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and isinstance(index, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, indexty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        stride = cgutils.unpack_tuple(builder, ary.strides)[0]
+        i = context.cast(builder, args[1], indexty, types.intp)
+        _emit_prefetch(builder, builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()),
+                                            [builder.mul(i, stride)]))
+        return context.get_dummy_value()
+
+    return types.none(arr, index), codegen

@@ -1,11 +1,17 @@
 """Byte-level whitespace tokenizer and counter: the corpus scan without Python strings.
 
-:func:`scan_bytes` splits a buffer of UTF-8 bytes at whitespace, looks every
-token up in an open-addressing hash table of the words seen so far (FNV-1a
-hash, linear probing), gives new words the next provisional id, counts, and
-writes the id stream with ``-1`` after every ``\\n``.  It is the same
-tokenization as ``line.split()`` for each ``\\n``-separated line of the text
-decoded with ``errors="replace"``:
+The scan has two stages, so that two threads can share it (one splits a
+buffer while the other counts the previous one; see ``w2v.corpus``):
+
+* :func:`split_tokens` splits a buffer of UTF-8 bytes at whitespace and
+  hashes every token (FNV-1a, then murmur3's finalizer);
+* :func:`count_tokens` looks every token up in an open-addressing hash table
+  of the words seen so far (linear probing), gives new words the next
+  provisional id, counts, and writes the id stream with ``-1`` for every
+  ``\\n``.
+
+Together they are the same tokenization as ``line.split()`` for each
+``\\n``-separated line of the text decoded with ``errors="replace"``:
 
 * whitespace is every character ``str.isspace()`` accepts: the ASCII ones and
   the multi-byte ones (NEL, NO-BREAK SPACE, OGHAM SPACE MARK, U+2000..200A,
@@ -16,13 +22,18 @@ decoded with ``errors="replace"``:
 * tokens keep their raw bytes; the caller decodes each distinct word once
   with ``errors="replace"`` and merges words that decode to the same string.
 
-Python only reads chunks and grows the arrays (:class:`ByteVocabulary`); the
-scan itself runs at tens of millions of tokens per second.
+Python only reads chunks and grows the arrays (:class:`TokenItems`,
+:class:`ByteVocabulary`); the stages themselves run at tens of millions of
+tokens per second.
 """
 import numpy as np
 from numba import njit
 
+from .prefetch import prefetch_item
+
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
+
+PREFETCH_ITEMS = 16   # how far ahead count_tokens prefetches table slots
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -88,8 +99,8 @@ def mix_hash(h):
 
 
 @njit(**OPTIONS)
-def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
-    """Tokenize ``buf[:n]``, count the tokens and write their provisional ids.
+def split_tokens(buf, n, final, starts, lens, hashes):
+    """Split ``buf[:n]`` at whitespace and hash every token: the first stage of the scan.
 
     Parameters
     ----------
@@ -98,38 +109,21 @@ def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
         Bytes of ``buf`` to scan.
     final : bool
         ``buf`` ends the input: its last token is complete.  Otherwise the
-        scan stops before a token (or whitespace character) that may continue
+        split stops before a token (or whitespace character) that may continue
         in the next buffer; the caller carries those bytes over.
-    table : int64[:]
-        Hash slots, size a power of two: ``-1`` empty, else
-        ``(high 31 bits of the hash) << 32 | id``, so a probe reads one entry.
-        Kept at most half full.
-    words : int64[:, 2]
-        Per provisional id: start and length of its bytes in ``arena``.
-    arena : uint8[:]
-        The bytes of every word, each followed by ``\\n`` (so that the whole
-        arena decodes in one call and splits into the words).
-    counts : int64[:]
-        Per provisional id.
-    state : int64[3]
-        ``[words, arena bytes used, newlines seen]``, updated.
-    out : int32[:]
-        At least ``n`` long: receives the ids, ``-1`` after each ``\\n``.
+    starts, lens : int32[:]
+        At least ``n`` long: per item, the token's first byte and its length,
+        or (length ``-1``) the position of a ``\\n``.
+    hashes : uint64[:]
+        At least ``n`` long: per token, its mixed FNV-1a hash.
 
     Returns
     -------
-    (consumed, written, full) : bytes of ``buf`` done, ids written to
-    ``out``, and whether the scan stopped early because ``table``, ``words``
-    or ``arena`` needs to grow (the caller grows them and scans the rest).
+    (consumed, items) : bytes of ``buf`` done and items written.
     """
-    mask = table.size - 1
-    nw = state[0]
-    used = state[1]
-    lines = state[2]
-    nout = 0
     i = 0
+    items = 0
     consumed = 0
-    full = False
     while i < n:
         b = buf[i]
         if b < 0x80:                 # ASCII: the common case, decided inline
@@ -140,9 +134,10 @@ def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
             break
         if k > 0:
             if b == 10:
-                out[nout] = -1
-                nout += 1
-                lines += 1
+                starts[items] = i
+                lens[items] = -1
+                hashes[items] = 0
+                items += 1
             i += k
             consumed = i
             continue
@@ -166,8 +161,71 @@ def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
             j += 1
         if incomplete or (j == n and not final):
             break
-        length = j - i
-        h = mix_hash(h)
+        starts[items] = i
+        lens[items] = j - i
+        hashes[items] = mix_hash(h)
+        items += 1
+        i = j
+        consumed = j
+    return consumed, items
+
+
+@njit(**OPTIONS)
+def count_tokens(buf, starts, lens, hashes, first, items, table, words, arena, counts, state, out):
+    """Look up (or add) the tokens of :func:`split_tokens`, count them and write their ids.
+
+    Parameters
+    ----------
+    buf : uint8[:]
+        The buffer the items point into.
+    starts, lens, hashes : arrays
+        From :func:`split_tokens`.
+    first, items : int
+        The items to do: ``first`` up to ``items``.
+    table : int64[:]
+        Hash slots, size a power of two: ``-1`` empty, else
+        ``(high 31 bits of the hash) << 32 | id``, so a probe reads one entry.
+        Kept at most a quarter full.
+    words : int64[:, 2]
+        Per provisional id: start and length of its bytes in ``arena``.
+    arena : uint8[:]
+        The bytes of every word, each followed by ``\\n`` (so that the whole
+        arena decodes in one call and splits into the words).
+    counts : int64[:]
+        Per provisional id.
+    state : int64[3]
+        ``[words, arena bytes used, newlines seen]``, updated.
+    out : int32[:]
+        At least ``items - first`` long: receives the ids, ``-1`` for each
+        ``\\n``.  May be ``lens[first:]`` itself (each id is written after its
+        item's length is read, at a position no further on).
+
+    Returns
+    -------
+    (done, written) : the first item not done (``items`` unless ``table``,
+    ``words`` or ``arena`` must grow first: the caller grows them and goes
+    on from there) and ids written to ``out``.
+    """
+    mask = table.size - 1
+    nw = state[0]
+    used = state[1]
+    lines = state[2]
+    nout = 0
+    q = first
+    while q < items:
+        # the hashes are known ahead: start loading the table slot PREFETCH_ITEMS items on
+        ahead = q + PREFETCH_ITEMS
+        if ahead < items:
+            prefetch_item(table, np.int64(hashes[ahead] & np.uint64(mask)))
+        length = np.int64(lens[q])
+        if length < 0:
+            out[nout] = -1
+            nout += 1
+            lines += 1
+            q += 1
+            continue
+        i = np.int64(starts[q])
+        h = hashes[q]
         tag = np.int64(h >> np.uint64(33))   # 31 bits: entries stay >= 0
         slot = np.int64(h & np.uint64(mask))
         wid = -1
@@ -190,7 +248,6 @@ def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
             slot = (slot + 1) & mask
         if wid < 0:
             if 4 * (nw + 1) > table.size or nw >= words.shape[0] or used + length + 1 > arena.size:
-                full = True
                 break
             wid = nw
             nw += 1
@@ -205,16 +262,48 @@ def scan_bytes(buf, n, final, table, words, arena, counts, state, out):
         counts[wid] += 1
         out[nout] = wid
         nout += 1
-        i = j
-        consumed = j
+        q += 1
     state[0] = nw
     state[1] = used
     state[2] = lines
-    return consumed, nout, full
+    return q, nout
+
+
+class TokenItems:
+    """The reusable arrays of :func:`split_tokens` and :func:`count_tokens`.
+
+    16 bytes per byte of buffer (int32 starts and lengths, uint64 hashes; the
+    ids are written over the lengths), so a buffer is at most 2 GiB.
+    """
+
+    MAX_BUFFER = 2 ** 31 - 1
+
+    def __init__(self, capacity=0):
+        self.resize(capacity)
+
+    def resize(self, n):
+        """Make room for a buffer of ``n`` bytes (at most ``n`` items)."""
+        self.starts = np.empty(n, np.int32)
+        self.lens = np.empty(n, np.int32)
+        self.hashes = np.empty(n, np.uint64)
+
+    @property
+    def ids(self):
+        """Where :func:`count_tokens` writes the ids: over ``lens`` (item ``q``'s id goes
+        to a position ``<= q``, after its length was read)."""
+        return self.lens
+
+    def split(self, buf, n, final):
+        """:func:`split_tokens` of ``buf[:n]``: return ``(consumed, items)``."""
+        if n > self.MAX_BUFFER:
+            raise ValueError(f"a scan buffer of {n:,} bytes (at most {self.MAX_BUFFER:,})")
+        if self.starts.size < n:
+            self.resize(min(n + n // 8, self.MAX_BUFFER))   # room for the carry of the next chunks
+        return split_tokens(buf, n, final, self.starts, self.lens, self.hashes)
 
 
 class ByteVocabulary:
-    """The growing arrays of :func:`scan_bytes`, resized in Python between calls."""
+    """The growing arrays of :func:`count_tokens`, resized in Python between calls."""
 
     def __init__(self, capacity=1 << 15):
         self.table = np.full(2 * capacity, -1, np.int64)
@@ -228,8 +317,8 @@ class ByteVocabulary:
         return int(self.state[0])
 
     def grow(self, pending):
-        """Double whatever :func:`scan_bytes` found full; the arena gets room for
-        ``pending`` more bytes (the rest of the buffer: any one token fits)."""
+        """Double whatever :func:`count_tokens` found full; the arena gets room for
+        ``pending`` more bytes (any one token fits)."""
         nw, used = int(self.state[0]), int(self.state[1])
         if nw >= self.words_meta.shape[0]:
             meta = np.zeros((2 * self.words_meta.shape[0], 2), np.int64)
@@ -246,19 +335,20 @@ class ByteVocabulary:
             arena[:used] = self.arena[:used]
             self.arena = arena
 
-    def scan(self, buf, n, final, out):
-        """Scan all of ``buf[:n]`` (see :func:`scan_bytes`), growing as needed;
-        return ``(consumed, written)``."""
+    def count(self, buf, items, n_items):
+        """Count all ``n_items`` of ``items`` (see :func:`count_tokens`), growing as
+        needed; the ids land in ``items.ids``.  Return ``(written, newlines)``."""
+        lines_before = int(self.state[2])
         done = 0
         written = 0
         while True:
-            c, w, full = scan_bytes(buf[done:n], n - done, final, self.table, self.words_meta,
-                                    self.arena, self.counts, self.state, out[written:])
-            done += c
+            done, w = count_tokens(buf, items.starts, items.lens, items.hashes, done, n_items, self.table,
+                                   self.words_meta, self.arena, self.counts, self.state,
+                                   items.ids[written:])
             written += w
-            if not full:
-                return done, written
-            self.grow(n - done)
+            if done == n_items:
+                return written, int(self.state[2]) - lines_before
+            self.grow(int(items.lens[done]))
 
     def words(self):
         """Decode every word once (``errors="replace"``), in provisional-id order."""
