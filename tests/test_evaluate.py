@@ -291,3 +291,87 @@ def test_indented_comments_and_a_byte_order_mark_are_read_as_such(tmp_path):
     (tmp_path / "qbom.txt").write_text("\ufeff: s\n" + questions, encoding="utf-8")
     assert kv.evaluate_word_analogies(tmp_path / "qbom.txt", case_insensitive=False) == \
         kv.evaluate_word_analogies(tmp_path / "q.txt", case_insensitive=False)
+
+
+def _case_variant_analogies(tmp_path, seed, noise=1.0):
+    """KeyedVectors whose words have other-case variants, and analogy questions on them.
+
+    ``word7``, ``Word7`` and ``WORD7`` upper-case alike; the variants' vectors lie close to
+    the word's, and each question's answer ``d`` lies near ``b - a + c`` (noisy, so that some
+    answers are wrong).  The best candidates of many questions are then variants of ``b`` and
+    ``c`` (other rows than the question words), which the evaluation must skip, and which
+    variant comes first in the vocabulary decides the vector of a question word.
+    """
+    rng = np.random.default_rng(seed)
+    n, dim = 30, 12
+    base = rng.standard_normal((n, dim))
+    rows = [(f"word{i}", base[i]) for i in range(n)]
+    lines = [": variants"]
+    for q in range(40):
+        a, b, c = rng.choice(n, 3, replace=False)
+        rows.append((f"answer{q}", base[b] - base[a] + base[c] + noise * np.sqrt(3) * rng.standard_normal(dim)))
+        lines.append(f"word{a} word{b} word{c} answer{q}")
+    for i in range(n):
+        for variant in (f"Word{i}", f"WORD{i}"):
+            rows.append((variant, base[i] + 0.15 * rng.standard_normal(dim)))
+    order = rng.permutation(len(rows))        # a variant often comes before the lower-case word
+    words = [rows[i][0] for i in order]
+    vectors = np.array([rows[i][1] for i in order], np.float32)
+    path = tmp_path / f"variants{seed}.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return words, vectors, path
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # gensim's own init_sims inside its evaluation
+@pytest.mark.parametrize("seed", range(4))
+def test_analogies_skip_other_case_variants_of_the_question_words_like_gensim(tmp_path, seed):
+    # (the mixed_case fixture renames words without ever making two share an upper-case form)
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    words, vectors, path = _case_variant_analogies(tmp_path, seed)
+    g = gensim_kv.KeyedVectors(vectors.shape[1])
+    g.add_vectors(words, vectors)
+    kv = KeyedVectors(words, vectors)
+    for kwargs in (dict(), dict(restrict_vocab=70)):
+        gscore, gsections = g.evaluate_word_analogies(str(path), **kwargs)
+        score, sections = kv.evaluate_word_analogies(path, **kwargs)
+        sections_equal(sections, gsections)
+        assert score == gscore
+    total = sections[-1]
+    assert total["correct"] and total["incorrect"]        # neither trivially right nor wrong
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # gensim's own init_sims
+def test_analogies_3cosmul_near_opposite_words_match_gensim_cosmul(tmp_path):
+    # a candidate nearly opposite to ``a`` has (1 + cos) / 2 close to 0 in the denominator:
+    # gensim's 1e-6 there decides how far it climbs
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    rng = np.random.default_rng(5)
+    n, dim = 40, 10
+    vectors = rng.standard_normal((n, dim))
+    words = [f"w{i}" for i in range(n)]
+    lines, questions = [": near-opposite"], []
+    for q, a in enumerate(rng.permutation(n)[:30]):       # each word is ``a`` once: one answer per a
+        b, c = rng.choice(np.delete(np.arange(n), a), 2, replace=False)
+        for k, scale in enumerate((1e-3, 3e-2)):      # two words nearly opposite to a
+            words.append(f"anti{q}x{k}")
+            vectors = np.vstack([vectors, -vectors[a] + scale * rng.standard_normal(dim)])
+        # the answer is the word most nearly opposite to a: the one 3CosMul ranks first
+        lines.append(f"w{a} w{b} w{c} anti{q}x0")
+        questions.append((f"w{a}", f"w{b}", f"w{c}", f"anti{q}x0"))
+    vectors = vectors.astype(np.float32)
+    path = tmp_path / "q.txt"
+    path.write_text("\n".join(lines) + "\n")
+    g = gensim_kv.KeyedVectors(dim)
+    g.add_vectors(words, vectors)
+    kv = KeyedVectors(words, vectors)
+    _, sections = kv.evaluate_word_analogies(path, case_insensitive=False, method="3cosmul", restrict_vocab=None)
+    got = {q: "correct" for q in sections[-1]["correct"]}
+    got.update({q: "incorrect" for q in sections[-1]["incorrect"]})
+    for a, b, c, d in questions:
+        predicted = None
+        for word, _ in g.most_similar_cosmul(positive=[b, c], negative=[a], topn=5):
+            predicted = word
+            if word not in (a, b, c):
+                break
+        assert got[(a, b, c, d)] == ("correct" if predicted == d else "incorrect"), (a, b, c, d, predicted)
+    assert len(sections[-1]["correct"]) > 20

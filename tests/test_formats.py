@@ -935,3 +935,59 @@ def test_load_passes_unicode_errors(tmp_path):
     for bad in ("nonsense", None, 3):
         with pytest.raises(ParameterError, match="unicode_errors"):
             load(p, unicode_errors=bad)
+
+
+def test_a_failed_rename_into_place_puts_the_old_model_back(tmp_path, monkeypatch):
+    # save_native moves the old model aside, then renames the new one in: when that second
+    # rename fails the old model must be back at the path, not left aside as .NAME.*.old
+    path = tmp_path / "nat"
+    old = make_kv(4, 3, seed=1)
+    save_native(old, path)
+    real_rename = os.rename
+
+    def failing_rename(src, dst):
+        if str(src).endswith(".tmp"):
+            raise OSError(5, "Input/output error")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(formats.os, "rename", failing_rename)
+    with pytest.raises(OutputError, match="Input/output error"):
+        save_native(make_kv(5, 2, seed=2), path)
+    monkeypatch.undo()
+    same(old, load(path))
+    assert os.listdir(tmp_path) == ["nat"]
+
+
+def test_duplicate_words_in_a_text_file_keep_first_like_gensim(tmp_path):
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    rng = np.random.default_rng(4)
+    words = ["a", "b", "a", "c", "b"]
+    vecs = rng.standard_normal((5, 3)).astype(np.float32)
+    p = tmp_path / "dup.txt"
+    p.write_text("5 3\n" + "".join(w + " " + " ".join("%.9g" % x for x in v) + "\n" for w, v in zip(words, vecs)))
+    ours = load(p)
+    theirs = gensim_kv.KeyedVectors.load_word2vec_format(str(p), binary=False)
+    assert ours.index_to_key == [w for w in theirs.index_to_key if w is not None] == ["a", "b", "c"]
+    assert np.array_equal(ours.vectors, vecs[[0, 1, 3]])
+    assert np.array_equal(ours.vectors, theirs.vectors[:3])
+    assert [ours.get_index(w) for w in "abc"] == [0, 1, 2]
+
+
+def test_an_empty_word_in_a_binary_file_is_a_format_error(tmp_path):
+    # w2v never writes one (the writers refuse empty words); a record starting with its
+    # space is a corrupt or foreign file
+    vecs = np.arange(4, dtype=np.float32).reshape(2, 2)
+    p = tmp_path / "empty-word.bin"
+    p.write_bytes(b"2 2\na " + vecs[0].astype("<f4").tobytes() + b"\n " + vecs[1].astype("<f4").tobytes() + b"\n")
+    with pytest.raises(FormatError, match="empty word in record 2"):
+        load(p, binary=True)
+
+
+def test_native_limit_keeps_exactly_that_many_words(tmp_path):
+    kv = make_kv(5, 3)
+    save_native(kv, tmp_path / "nat")
+    for limit in range(1, 7):
+        back = load(tmp_path / "nat", limit=limit)
+        n = min(limit, len(kv))
+        assert back.index_to_key == kv.index_to_key[:n] and np.array_equal(back.vectors, kv.vectors[:n])
+        assert back.counts.tolist() == kv.counts[:n].tolist()

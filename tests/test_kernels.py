@@ -428,3 +428,23 @@ def test_training_reads_and_writes_nothing_out_of_bounds(tmp_path):
                          capture_output=True, text=True, timeout=600, cwd=str(ROOT), env=env)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "IndexError" not in res.stderr
+
+
+def test_replica_merges_the_frequent_rows_at_their_own_interval():
+    # Replica(frequent_rows=3, frequent_words=20, merge_words=huge): after a job of ~300 words
+    # rows 0-2 have reached the shared matrices, rows 3-7 are still only in the worker's copy
+    counts, syn0, syn1neg, syn1, thr, alias, tree, _ = make_case(8)
+    tokens = np.random.default_rng(2).integers(0, V, 300).astype(np.int32)
+    tokens[::10] = -1
+    s0, s1 = syn0.copy(), syn1neg.copy()
+    replica = Replica(s0, s1, 8, frequent_rows=3, frequent_words=20, merge_words=1 << 40)
+    stats = np.zeros(4)
+    train_tokens(tokens, 0, tokens.size, s0, s1, syn1.copy(), np.full(V, 1 << 32, np.int64),
+                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 3, False, True,
+                 0.05, 1e-4, 40, *replica.kernel_args(), np.array([3], np.uint64), stats)
+    assert stats[2] > 200
+    assert not np.allclose(s0[:3], syn0[:3]) and not np.allclose(s1[:3], syn1neg[:3])   # merged
+    assert np.array_equal(s0[3:8], syn0[3:8]) and np.array_equal(s1[3:8], syn1neg[3:8])  # not yet
+    assert not np.allclose(replica.hot0[3:8], syn0[3:8])                                 # but trained
+    replica.merge()
+    np.testing.assert_array_equal(s0[:8], replica.hot0)

@@ -167,6 +167,9 @@ def _corrupt_cases(path):
         "syn1neg-pickled": ("syn1neg.npy", replace_npy("syn1neg.npy", np.array([{"a": 1}], dtype=object),
                                                        pickle=True)),
         "points-out-of-range": ("huffman_points.npy", replace_npy("huffman_points.npy", points + v)),
+        "codes-not-binary": ("huffman_codes.npy", replace_npy("huffman_codes.npy",
+                                                              2 * np.load(path / "huffman_codes.npy"))),
+        "vocab-counts-all-zero": ("vocab.tsv", zero_counts(path)),
         "version": ("model.json", edit_json("model.json", lambda o: o.update(version=99))),
         "settings": ("model.json", edit_json("model.json", lambda o: o["settings"].update(dim=17))),
         "bad-setting": ("model.json", edit_json("model.json", lambda o: o["settings"].update(window=0))),
@@ -179,6 +182,15 @@ def _corrupt_cases(path):
         "vocab-count": ("vocab.tsv", edit_vocab(path, lambda w, c: (w, "1_0"))),
         "vocab-empty-word": ("vocab.tsv", edit_vocab(path, lambda w, c: ("", c))),
     }
+
+
+def zero_counts(path):
+    """Damage that sets every count of vocab.tsv to 0 (no Huffman tree, no noise distribution)."""
+    def f():
+        lines = (path / "vocab.tsv").read_text(encoding="utf-8").split("\n")
+        (path / "vocab.tsv").write_text("\n".join(l.split("\t")[0] + "\t0" if l else l for l in lines),
+                                        encoding="utf-8")
+    return f
 
 
 def edit_vocab(path, fn):
@@ -195,7 +207,8 @@ def edit_vocab(path, fn):
     "model-json-truncated", "meta-json-truncated", "vocab-truncated", "syn1neg-missing",
     "points-missing", "model-json-missing", "syn1neg-float64", "syn1neg-shape", "syn1neg-pickled",
     "points-out-of-range", "version", "settings", "bad-setting", "epochs-done", "vectors-nan",
-    "syn1neg-nan", "syn1-inf", "syn1neg-header", "vectors-header", "vocab-count", "vocab-empty-word"])
+    "syn1neg-nan", "syn1-inf", "syn1neg-header", "vectors-header", "vocab-count", "vocab-empty-word",
+    "codes-not-binary"])
 def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, tmp_path, case):
     path = tmp_path / "model"
     trained["cbow-hs-ns"].save(str(path))
@@ -936,3 +949,37 @@ def test_epoch_summaries_count_the_epochs_when_each_epoch_is_a_call(small_corpus
                                             on_epoch_end=lambda e: None)
     done = re.findall(r"^epoch (\d+): mean loss", err.getvalue(), flags=re.M)
     assert done == ["1", "2", "3"], err.getvalue()
+
+
+@pytest.mark.parametrize("max_vocab_size", [None, 5, 3])
+def test_update_adds_the_new_words_of_min_count_up_to_max_vocab_size_in_all(tmp_path, max_vocab_size):
+    # gensim's update keeps a new word occurring min_count times or more; w2v appends them most
+    # frequent first (ties by first occurrence) while the vocabulary has fewer than max_vocab_size
+    from collections import Counter
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("a a a b b b c c c\n")
+    second.write_text("a d d d e e e e f f g g g\nh h h z\n")
+    m = Word2Vec(threads=1, dim=8, min_count=3, sample=0, epochs=1, max_vocab_size=max_vocab_size)
+    m.build_vocab(str(first))
+    old = list(m.vocab.words)
+    m.build_vocab(str(second), update=True)
+    tokens = second.read_text().split()
+    counts = Counter(tokens)
+    new = sorted((w for w in counts if w not in old and counts[w] >= 3), key=lambda w: (-counts[w], tokens.index(w)))
+    if max_vocab_size is not None:
+        new = new[:max(0, max_vocab_size - len(old))]
+    assert m.vocab.words == old + new
+    both = Counter(first.read_text().split()) + counts
+    assert m.vocab.counts.tolist() == [both[w] for w in old + new]
+    assert m.syn0.shape == (len(old) + len(new), 8)
+
+
+def test_a_model_whose_counts_are_all_zero_is_refused(trained, tmp_path):
+    # no noise distribution or Huffman tree can be built from them (the vectors alone still load)
+    path = tmp_path / "model"
+    trained["cbow-hs-ns"].save(str(path))
+    zero_counts(path)()
+    with pytest.raises(FormatError, match="vocab.tsv"):
+        Word2Vec.load(str(path))
+    assert len(w2v.load(str(path))) == len(trained["cbow-hs-ns"].vocab)

@@ -4,6 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
+from w2v.errors import ParameterError
 from w2v.sampling import HuffmanTree, alias_table, keep_probabilities, keep_thresholds, pack_alias_table
 
 
@@ -118,3 +119,74 @@ def test_huffman_codes_prefix_free_and_optimal(seed):
     assert tree.points.max() <= counts.size - 2 and tree.points.min() >= 0
     # every path starts at the root (the last inner node)
     assert np.all(tree.points[:, 0] == counts.size - 2)
+
+
+def word2vec_c_tree(counts):
+    """word2vec.c's CreateBinaryTree, transliterated: (codes, points) per word as lists."""
+    v = len(counts)
+    count = list(counts) + [10 ** 15] * v
+    binary = [0] * (2 * v)
+    parent = [0] * (2 * v)
+    pos1, pos2 = v - 1, v
+    for a in range(v - 1):
+        mins = []
+        for _ in range(2):
+            if pos1 >= 0 and count[pos1] < count[pos2]:
+                mins.append(pos1)
+                pos1 -= 1
+            else:
+                mins.append(pos2)
+                pos2 += 1
+        count[v + a] = count[mins[0]] + count[mins[1]]
+        parent[mins[0]] = parent[mins[1]] = v + a
+        binary[mins[1]] = 1
+    codes, points = [], []
+    for a in range(v):
+        code, point = [], []
+        b = a
+        while b != 2 * v - 2:
+            code.append(binary[b])
+            point.append(b)
+            b = parent[b]
+        # vocab[a].point[0] = vocab_size - 2; code[i - b - 1] = code[b]; point[i - b] = point[b] - vocab_size
+        codes.append(code[::-1])
+        points.append([v - 2] + [p - v for p in point[::-1][:-1]])
+    return codes, points
+
+
+@pytest.mark.parametrize("counts", [
+    [9, 7, 7, 7, 4, 4, 2, 1, 1, 1],                 # ties everywhere: word2vec.c's order decides
+    [5, 5, 5, 5, 5, 5, 5, 5],
+    [100, 50, 20, 20, 10, 3, 3, 2, 2, 1, 1, 1, 1],
+    [3, 2],
+])
+def test_huffman_tree_is_word2vec_c_tree(counts):
+    # an optimal prefix code is not unique: which branch is 1 and how ties are broken are
+    # word2vec.c's (and gensim's) choices, which the codes and syn1 rows follow
+    tree = HuffmanTree.from_counts(np.array(counts, np.int64))
+    codes, points = word2vec_c_tree(counts)
+    for w in range(len(counts)):
+        n = tree.lengths[w]
+        assert tree.codes[w, :n].tolist() == codes[w], w
+        assert tree.points[w, :n].tolist() == points[w], w
+
+
+def test_huffman_tree_refuses_unsorted_counts():
+    with pytest.raises(ParameterError, match="descending"):
+        HuffmanTree.from_counts(np.array([3, 5, 1], np.int64))
+
+
+def test_negative_sample_threshold_is_refused():
+    with pytest.raises(ParameterError):
+        keep_probabilities(np.array([10, 5], np.int64), -1e-3)
+
+
+@pytest.mark.parametrize("power", [-0.5, -1.0])
+def test_a_zero_count_is_never_drawn_with_a_negative_exponent(power):
+    # c ** power is infinite at c = 0: such a word gets weight 0, the others c ** power
+    counts = np.array([50, 20, 0, 7, 0, 1], np.int64)
+    implied = implied_probabilities(*alias_table(counts, power))
+    pos = counts > 0
+    want = np.zeros(counts.size)
+    want[pos] = counts[pos] ** power / np.sum(counts[pos] ** power)
+    np.testing.assert_allclose(implied, want, atol=1e-9)

@@ -399,3 +399,185 @@ def test_progress_lines_on_a_terminal_are_ended_before_other_text():
     q.status("reading corpus: 1,000 tokens")
     end_progress_line()
     assert log.getvalue() == "reading corpus: 1,000 tokens\n"
+
+
+def test_default_settings_are_gensims():
+    # Settings' docstring: the defaults follow gensim's Word2Vec (but for the model: skip-gram)
+    import inspect
+
+    from w2v.settings import Settings
+
+    gensim = pytest.importorskip("gensim")
+    g = {k: p.default for k, p in inspect.signature(gensim.models.Word2Vec.__init__).parameters.items()}
+    s = Settings(threads=1)
+    assert s.model == "sg"
+    assert (s.dim, s.window, s.negative, s.min_count, s.epochs, s.seed, s.max_vocab_size) == \
+        (g["vector_size"], g["window"], g["negative"], g["min_count"], g["epochs"], g["seed"], g["max_vocab_size"])
+    assert (s.hs, s.cbow_mean) == (bool(g["hs"]), bool(g["cbow_mean"]))
+    assert (s.alpha, s.min_alpha, s.sample, s.ns_exponent) == (g["alpha"], g["min_alpha"], g["sample"],
+                                                                g["ns_exponent"])
+
+
+@pytest.mark.parametrize("kw", [dict(max_sentence_length=1), dict(negative=1001), dict(min_alpha=0.03),
+                                dict(min_alpha=-1e-4), dict(threads=4097), dict(seed=1 << 64),
+                                dict(device="tpu"), dict(tokenizer="nope"), dict(max_vocab_size=-1),
+                                dict(alpha=0.0, min_alpha=0.0)])
+def test_invalid_parameters_at_the_bounds(kw):
+    # the bounds size scratch buffers (negative, threads, sentence length) or the schedule
+    # (min_alpha in [0, alpha]); a one-word sentence piece would have no context
+    with pytest.raises(ParameterError):
+        Word2Vec(**kw)
+
+
+@pytest.mark.parametrize("done,eta", [(1000, "0:00:30"), (1, "11:06:30"), (4000, "0:00:00")])
+def test_progress_line_shows_fraction_learning_rate_and_eta(done, eta):
+    # 10 s in, ``done`` of 4000 ids: the rest at the same rate takes (4000 - done) / (done / 10) s
+    import io
+    import time
+
+    from w2v.settings import Settings
+    from w2v.train import Progress
+
+    s = Settings(threads=1, epochs=2, alpha=0.04, min_alpha=0.0001)
+    out = io.StringIO()
+    p = Progress(4000, s, stream=out, interval=0)
+    p.t0 = time.perf_counter() - 10.0
+    p.maybe_report(done, 3.0, 2, 1, force=True)
+    line = out.getvalue()
+    frac = done / 4000
+    assert line.startswith(f"epoch 2/2  {100 * frac:5.1f}%"), line
+    assert f"lr {0.04 - (0.04 - 0.0001) * frac:.6f}" in line, line
+    assert "loss 1.5000" in line and line.rstrip().endswith(f"ETA {eta}"), line
+
+
+def test_progress_lines_come_at_most_once_per_interval():
+    import io
+    import time
+
+    from w2v.settings import Settings
+    from w2v.train import Progress
+
+    out = io.StringIO()
+    p = Progress(4000, Settings(threads=1), stream=out, interval=5.0)   # not a terminal: a line each
+    for done in (10, 20, 30):
+        p.maybe_report(done, 1.0, 1, 0)          # within 5 s of the start: nothing
+    assert out.getvalue() == ""
+    p.last = time.perf_counter() - 6.0           # 6 s since the last line: one more
+    p.maybe_report(40, 1.0, 1, 0)
+    p.maybe_report(50, 1.0, 1, 0)
+    assert out.getvalue().count("\n") == 1 and "  1.0%" in out.getvalue()
+    p.maybe_report(60, 1.0, 1, 0, force=True)    # forced (an epoch's end): always
+    assert out.getvalue().count("\n") == 2
+
+
+@pytest.mark.parametrize("kw", [dict(model="sg"), dict(model="sg", exact=True), dict(model="cbow"),
+                                dict(model="sg", hs=True, negative=0)], ids=["sg", "sg-exact", "cbow", "sg-hs"])
+def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
+    # Word2Vec's whole run (settings -> kernel arguments, random states, the schedule over two
+    # epochs, sentence ends) against tests/reference.py step by step (the kernels alone are
+    # checked against it in test_kernels)
+    from types import SimpleNamespace
+
+    from w2v.train import seed_states
+
+    from .test_kernels import reference_tokens
+
+    rng = np.random.default_rng(2)
+    path = tmp_path / "tiny.txt"
+    path.write_text("".join(" ".join(f"t{k}" for k in rng.zipf(1.6, rng.integers(1, 12)) % 15) + "\n"
+                            for _ in range(25)))
+    m = Word2Vec(**{**dict(threads=1, dim=8, window=2, negative=3, min_count=1, epochs=2, sample=0.05,
+                           alpha=0.05, seed=9), **kw})
+    m.build_vocab(str(path))
+    w0, w1neg, w1 = (a.astype(np.float64) for a in (m.syn0, m.syn1neg, m.syn1))
+    initial = m.syn0.copy()
+    tokens = np.concatenate([ids for _, ids in m._encoded.blocks(1 << 20)])
+    t = m.tables
+    tree = SimpleNamespace(codes=t.hs_codes, points=t.hs_points, lengths=t.hs_lengths)
+    s = m.settings
+    state = int(seed_states(s.seed, 1)[0, 0])
+    stats = np.zeros(4)
+    for epoch in range(2):
+        w0, w1neg, w1, st, state = reference_tokens(
+            tokens, epoch * tokens.size, 2 * tokens.size, w0, w1neg, w1, t.keep_threshold, t.noise_threshold,
+            t.noise_alias, tree, alpha0=s.alpha, min_alpha=s.min_alpha, max_sentence_length=s.max_sentence_length,
+            state=state, sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative, hs=s.hs,
+            shared=not s.exact)
+        stats += st
+    m.train()
+    assert 0 < m.last_train["kept"] < m.last_train["words"]          # subsampling took part
+    assert [m.last_train["examples"], m.last_train["kept"], m.last_train["words"]] == stats[1:].tolist()
+    np.testing.assert_allclose(m.syn0, w0, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(m.syn1neg if s.negative else m.syn1, w1neg if s.negative else w1,
+                               rtol=1e-4, atol=1e-5)
+    assert not np.allclose(m.syn0, initial, rtol=1e-3, atol=1e-4)          # it trained
+
+
+def test_seed_states_differ_between_workers():
+    # each worker draws its own subsampling, windows and noise words
+    from w2v.train import seed_states
+
+    states = seed_states(7, 8)
+    assert states.shape == (8, 1) and states.dtype == np.uint64
+    assert len(set(states.ravel().tolist())) == 8
+    assert np.array_equal(states, seed_states(7, 8)) and not np.array_equal(states, seed_states(8, 8))
+
+
+def test_hierarchical_softmax_trains_a_one_word_vocabulary(tmp_path):
+    # word2vec.c loops forever on a one-word Huffman tree; w2v gives the word a path of one
+    # inner node, so that hierarchical softmax still learns something
+    path = tmp_path / "one.txt"
+    path.write_text("a a a a a\n" * 20)
+    m = Word2Vec(threads=1, dim=8, min_count=1, sample=0, hs=True, negative=0, epochs=1, seed=1)
+    m.train(str(path))
+    assert m.last_train["examples"] > 0 and np.isfinite(m.last_train["epoch_loss"][0])
+    assert np.any(m.syn1 != 0)
+
+
+def test_jobs_end_after_a_sentence_end_and_make_progress_when_one_starts_a_job():
+    # a job whose only sentence end within reach is its first id must still cover that id
+    # (and be cut after it), even when jobs are shorter than max_sentence_length
+    import itertools
+
+    from w2v.corpus import SENTINEL
+    from w2v.train import iter_jobs
+
+    enc, ids = _encoded_ids(4000, sentence=1000)
+    jobs = list(itertools.islice(iter_jobs(enc, 1, 1000, 3000), 100))
+    assert np.array_equal(np.concatenate([j for _, _, j in jobs]), ids)
+    for _, pos, job in jobs[:-1]:
+        tail = ids[max(pos, pos + job.size - 3000):pos + job.size]
+        assert job.size > 0 and (job[-1] == SENTINEL or not np.any(tail == SENTINEL))
+
+
+def test_what_every_replica_trained_reaches_the_shared_weights(small_corpus, monkeypatch):
+    # a worker's replica holds its changes to the frequent rows until a merge: when training
+    # ends none may be left behind (copy == snapshot: nothing trained since the last merge)
+    import w2v.train as tr
+
+    made = []
+    real_init = tr.Replica.__init__
+
+    def spy(self, *args, **kw):
+        real_init(self, *args, **kw)
+        made.append(self)
+
+    monkeypatch.setattr(tr.Replica, "__init__", spy)
+    Word2Vec(threads=2, **{**FAST, "dim": 16}).train(str(small_corpus))
+    assert len(made) == 1
+    r = made[0]
+    assert r.rows > 0 and r.plan[1] < r.plan[3]
+    np.testing.assert_array_equal(r.hot0, r.snap0)
+    np.testing.assert_array_equal(r.hot1, r.snap1)
+
+
+def test_a_noise_table_naming_a_word_outside_the_vocabulary_is_refused(small_corpus):
+    # the kernels read rows of the noise words without bounds checks
+    from w2v.sampling import pack_alias_table
+
+    m = Word2Vec(threads=1, **FAST).build_vocab(str(small_corpus))
+    bad = m.tables.noise_alias.copy()
+    bad[0] = len(m.vocab)
+    m.tables.noise_table = pack_alias_table(np.minimum(m.tables.noise_threshold, (1 << 32) - 1), bad)
+    with pytest.raises(ParameterError, match="outside the vocabulary"):
+        m.train()

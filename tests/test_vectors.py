@@ -512,3 +512,16 @@ def test_non_finite_query_vectors():
                  lambda: kv.get_mean_vector([nan]), lambda: kv.cosine_similarities(nan, kv.vectors)):
         with pytest.raises(ParameterError, match="not finite"):
             call()
+
+
+@pytest.mark.parametrize("pre_normalize", [True, False])
+@pytest.mark.parametrize("post_normalize", [True, False])
+def test_get_mean_vector_matches_gensim(pre_normalize, post_normalize):
+    # the weighted mean divides by the sum of the absolute weights, as gensim's
+    kv = random_kv(20, 6, seed=3)
+    g = gensim_copy(kv)
+    for keys, weights in [(["w1", "w2", "w3"], None), (["w1", "w2"], [1.0, -0.5]),
+                          (["w4", "w5", "w6"], [0.5, 1.0, -2.0]), (["w7", kv["w8"] * 3], [2.0, 1.0])]:
+        ours = kv.get_mean_vector(keys, weights, pre_normalize=pre_normalize, post_normalize=post_normalize)
+        theirs = g.get_mean_vector(keys, weights, pre_normalize=pre_normalize, post_normalize=post_normalize)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)

@@ -3,7 +3,7 @@ import pytest
 
 from w2v.corpus import scan_corpus
 from w2v.errors import ParameterError, VocabularyError
-from w2v.vocab import build_vocab
+from w2v.vocab import Vocab, build_vocab
 
 
 def test_counts_order_and_min_count(tmp_path):
@@ -41,3 +41,29 @@ def test_empty_vocabulary_after_min_count():
         build_vocab(["a", "b"], np.array([3, 2]), min_count=10)
     with pytest.raises(ParameterError):
         build_vocab(["a"], np.array([3]), min_count=0)
+
+
+def test_order_of_many_ties_is_first_occurrence():
+    # the stable sort matters only past a few words: numpy sorts up to 16 by insertion
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(3000)]
+    counts = rng.integers(1, 12, len(words)).astype(np.int64)     # ~270 words per count
+    vocab, remap = build_vocab(words, counts, min_count=3, max_vocab_size=2000)
+    want = sorted((i for i in range(len(words)) if counts[i] >= 3), key=lambda i: (-counts[i], i))[:2000]
+    assert vocab.words == [words[i] for i in want]
+    assert vocab.counts.tolist() == [int(counts[i]) for i in want]
+    expect = np.full(len(words), -2)
+    expect[want] = np.arange(len(want))
+    assert np.array_equal(remap, expect)
+
+
+def test_max_vocab_size_below_one_is_refused():
+    with pytest.raises(ParameterError):
+        build_vocab(["a", "b"], np.array([3, 2]), min_count=1, max_vocab_size=0)
+
+
+@pytest.mark.parametrize("words,counts", [(["a", "b", "a"], [5, 3, 1]), (["a", "b"], [5]), (["a"], [5, 3])])
+def test_vocab_refuses_duplicate_words_and_counts_of_another_length(words, counts):
+    # the corpus is encoded through the word index: a duplicate would map to one row only
+    with pytest.raises(VocabularyError):
+        Vocab(words, counts)

@@ -30,9 +30,10 @@ def available_cores():
 class Settings:
     """Hyper-parameters of a training run (names follow the CLI options).
 
-    Defaults follow gensim's ``Word2Vec`` (which follows word2vec.c except for
-    the CBOW learning rate): skip-gram, dim 100, window 5, negative 5,
-    sample 1e-3, min_count 5, 5 epochs, alpha 0.025 decaying linearly to 1e-4.
+    The model defaults to skip-gram (gensim's ``Word2Vec`` and word2vec.c
+    default to CBOW); the other defaults are gensim's (word2vec.c's except for
+    the CBOW learning rate): dim 100, window 5, negative 5, sample 1e-3,
+    min_count 5, 5 epochs, alpha 0.025 decaying linearly to 1e-4.
     """
 
     model: str = "sg"               # "sg" (skip-gram) or "cbow"
