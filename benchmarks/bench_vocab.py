@@ -10,14 +10,16 @@ times, for each thread count, in fresh processes (so each run pays what a
   encoding, tables, weights; the training kernel loads alongside).
 
 Runs of the thread counts are interleaved; figures are medians of
-``--repeats`` and the 2-thread speed-up is taken pair by pair.  Put another
-checkout first on ``PYTHONPATH`` (``--pythonpath``) to time its code the same
-way.  A markdown table is printed and written with a JSON file to
+``--repeats`` and the 2-thread speed-up is taken pair by pair.  ``--vs
+CHECKOUT`` times another checkout's code (an older commit, say from ``git
+worktree add``) in the same run, interleaved, and reports its time over the
+installed w2v's.  A markdown table is printed and written with a JSON file to
 ``benchmarks/results/``.
 
 Example::
 
     python benchmarks/bench_vocab.py /work/bench-data/wiki69m.txt --repeats 5
+    python benchmarks/bench_vocab.py /work/bench-data/wiki69m.txt --vs /tmp/before
 """
 from __future__ import annotations
 
@@ -63,10 +65,16 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def run_child(corpus, threads, what, env):
+def run_child(corpus, threads, what, env, checkout):
+    # ``python -c`` puts the working directory first on sys.path, and an editable install's
+    # finder answers before PYTHONPATH would: so the child runs *in* the checkout it times, and
+    # the w2v it imported is checked
     out = subprocess.run([sys.executable, "-c", CHILD, corpus, str(threads), what], env=env,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+                         cwd=checkout, capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    if checkout is not None and not Path(r["w2v"]).resolve().is_relative_to(Path(checkout).resolve()):
+        sys.exit(f"bench_vocab: the child imported {r['w2v']}, not the checkout {checkout}")
+    return r
 
 
 def main(argv=None):
@@ -74,43 +82,73 @@ def main(argv=None):
     ap.add_argument("corpus")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--pythonpath", default=None, help="a checkout to time instead of the installed w2v")
+    ap.add_argument("--vs", metavar="CHECKOUT", action="append", default=[],
+                    help="another checkout (a directory holding w2v/) to time in the same run, "
+                         "interleaved; repeatable")
     ap.add_argument("--tag", default="vocab")
     ap.add_argument("--out-dir", default=str(Path(__file__).resolve().parent / "results"))
     args = ap.parse_args(argv)
-    env = dict(os.environ)
-    if args.pythonpath:
-        env["PYTHONPATH"] = args.pythonpath + os.pathsep + env.get("PYTHONPATH", "")
-    first = run_child(args.corpus, 1, "scan", env)    # warm the page cache and Numba's cache
+    corpus = str(Path(args.corpus).resolve())   # the child may run in another directory
+    # (label, checkout, env): the installed w2v first, then each --vs checkout
+    systems = [("installed", None, dict(os.environ))]
+    for path in args.vs:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
+        systems.append((path, path, env))
+    phases = ("scan", "build_vocab")
+    # warm the page cache and Numba's cache (a first build_vocab at 2 threads compiles)
+    first = {}
+    for label, checkout, env in systems:
+        for what in phases:
+            for t in args.threads:
+                first[label, what, t] = run_child(corpus, t, what, env, checkout)
     runs = []
     for rep in range(args.repeats):
-        for what in ("scan", "build_vocab"):
+        for what in phases:
             for threads in args.threads:
-                r = run_child(args.corpus, threads, what, env)
-                r.update(what=what, threads=threads, repeat=rep)
-                runs.append(r)
-                print(f"[{rep + 1}/{args.repeats}] {what} t={threads}: {r['seconds']:.3f} s", file=sys.stderr)
-    tokens = first["tokens"]
+                for label, checkout, env in systems:
+                    r = run_child(corpus, threads, what, env, checkout)
+                    r.update(system=label, what=what, threads=threads, repeat=rep)
+                    runs.append(r)
+                    print(f"[{rep + 1}/{args.repeats}] {label} {what} t={threads}: "
+                          f"{r['seconds']:.3f} s", file=sys.stderr)
+    tokens = first["installed", "scan", args.threads[0]]["tokens"]
+
+    def cell(label, what, t):
+        return [r["seconds"] for r in runs
+                if r["system"] == label and r["what"] == what and r["threads"] == t]
+
+    def median_ratio(a, b):   # pair by pair (same repeat), then the median
+        return statistics.median(x / y for x, y in zip(a, b))
+
     rows = []
     summary = {}
-    for what in ("scan", "build_vocab"):
-        med = {t: statistics.median(r["seconds"] for r in runs if r["what"] == what and r["threads"] == t)
-               for t in args.threads}
-        summary[what] = med
-        base = args.threads[0]
+    base_t = args.threads[0]
+    for what in phases:
         for t in args.threads:
-            pairs = [a["seconds"] / b["seconds"] for a, b in zip(
-                [r for r in runs if r["what"] == what and r["threads"] == base],
-                [r for r in runs if r["what"] == what and r["threads"] == t])]
-            rows.append(f"| {what} | {t} | {med[t]:.3f} | {tokens / med[t] / 1e6:.1f} | "
-                        f"{statistics.median(pairs):.2f} |")
+            for label, _, _ in systems:
+                sec = cell(label, what, t)
+                med = statistics.median(sec)
+                summary.setdefault(label, {}).setdefault(what, {})[t] = med
+                row = (f"| {label} | {what} | {t} | {med:.3f} | {tokens / med / 1e6:.1f} | "
+                       f"{median_ratio(cell(label, what, base_t), sec):.2f} |")
+                if len(systems) > 1:
+                    row += f" {median_ratio(cell(label, what, t), cell('installed', what, t)):.2f} |"
+                rows.append(row)
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    cols = "| w2v | phase | threads | seconds | M tokens/s | speed-up |"
+    rule = "|---|---|---:|---:|---:|---:|"
+    if len(systems) > 1:
+        cols += " time ÷ installed |"
+        rule += "---:|"
     head = [f"# w2v vocabulary phase — {stamp}", "",
             f"- CPU: **{cpu_model()}**, {os.cpu_count()} logical CPUs",
-            f"- corpus: `{args.corpus}`, {tokens:,} tokens; w2v from `{first['w2v']}`",
+            f"- corpus: `{args.corpus}`, {tokens:,} tokens",
+            "- w2v: " + "; ".join(f"{label} = `{first[label, 'scan', base_t]['w2v']}`"
+                                  for label, _, _ in systems),
             f"- median of {args.repeats} fresh processes per cell (interleaved); speed-up against "
-            f"{args.threads[0]} thread(s), median of pairs", "",
-            "| phase | threads | seconds | M tokens/s | speed-up |", "|---|---:|---:|---:|---:|"]
+            f"{base_t} thread(s) and time ratios are medians of pairs from the same repeat", "",
+            cols, rule]
     text = "\n".join(head + rows) + "\n"
     print(text)
     out = Path(args.out_dir)
