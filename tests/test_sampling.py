@@ -122,7 +122,7 @@ def test_huffman_codes_prefix_free_and_optimal(seed):
 
 
 def word2vec_c_tree(counts):
-    """word2vec.c's CreateBinaryTree, transliterated: (codes, points) per word as lists."""
+    """The tree word2vec.c's CreateBinaryTree builds, re-derived here as a test oracle: (codes, points) per word."""
     v = len(counts)
     count = list(counts) + [10 ** 15] * v
     binary = [0] * (2 * v)
@@ -176,7 +176,7 @@ def test_huffman_tree_refuses_unsorted_counts():
         HuffmanTree.from_counts(np.array([3, 5, 1], np.int64))
 
 
-def test_negative_sample_threshold_is_refused():
+def test_a_negative_subsampling_threshold_is_refused():
     with pytest.raises(ParameterError):
         keep_probabilities(np.array([10, 5], np.int64), -1e-3)
 
