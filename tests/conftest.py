@@ -1,4 +1,5 @@
 import lzma
+import signal
 from pathlib import Path
 
 import pytest
@@ -6,6 +7,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "data" / "corpus-small.txt.xz"
 EVAL = ROOT / "data" / "eval"
+
+
+def pytest_configure(config):
+    # A command started with ``&`` from a non-interactive shell (a script, a CI runner) starts
+    # with SIGINT ignored, and every process it starts inherits that: the Ctrl-C tests' children
+    # would then never see their SIGINT. Python's own handler is reset to the default on exec,
+    # so the children get a working Ctrl-C again.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
