@@ -159,9 +159,29 @@ def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypat
 
     monkeypatch.setattr(tr.Replica, "__init__", spy)
     monkeypatch.setattr(tr, "REPLICA_TOTAL_BYTES", 1 << 20)
+    monkeypatch.setattr(tr, "MAX_REPLICA_THREADS", 9)    # the budget's own check, at 9 threads
     m = Word2Vec(threads=9, **{**FAST, "dim": 16}).train(str(small_corpus))
     assert len(made) == 8 and 0 < sum(made) <= 1 << 20
     assert np.all(np.isfinite(m.syn0))
+
+
+@pytest.mark.parametrize("threads", [2, 4, 5, 16])
+def test_replicas_only_up_to_max_replica_threads(small_corpus, monkeypatch, threads):
+    # with many threads the replicas' stale changes to the frequent rows overshoot (16 threads
+    # blew them up on the 17M wiki slice): beyond MAX_REPLICA_THREADS every row is shared
+    import w2v.train as tr
+
+    made = []
+    real_init = tr.Replica.__init__
+
+    def spy(self, *args, **kw):
+        real_init(self, *args, **kw)
+        made.append(self)
+
+    monkeypatch.setattr(tr.Replica, "__init__", spy)
+    Word2Vec(threads=threads, **{**FAST, "dim": 16}).train(str(small_corpus))
+    assert tr.MAX_REPLICA_THREADS == 4
+    assert len(made) == (threads - 1 if threads <= 4 else 0)
 
 
 def test_a_kept_wv_follows_further_training(small_corpus):

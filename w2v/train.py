@@ -157,6 +157,12 @@ MIN_MERGE_WORDS = 64
 # 2 threads, every 8,040 words instead of 8,192).
 EPOCH_MERGES = 128
 MERGE_ROW_UPDATES = 200
+# Replicas are used up to this many threads. Beyond it the workers' stale changes to the
+# frequent rows add up faster than the merge intervals shrink: on the 17M-token wiki slice
+# (skip-gram, 1 epoch) 16 threads with replicas blew the frequent rows up (norms 30-90
+# against about 2; WS-353 0.01 on a 16-core machine), 8 threads lost 0.1 of WS-353, while
+# 3 and 4 threads scored as 2 do (0.53 / 0.55) and 16 threads of plain Hogwild 0.50.
+MAX_REPLICA_THREADS = 4
 
 
 def merge_intervals(encoded, keep_threshold, threads, job_tokens):
@@ -466,7 +472,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     stop_event = stop_event or threading.Event()
 
     replicas = {}
-    if threads > 1 and not s.exact:   # the per-pair mode stays word2vec.c's Hogwild
+    # the per-pair mode stays word2vec.c's Hogwild, and so do many threads (MAX_REPLICA_THREADS)
+    if 1 < threads <= MAX_REPLICA_THREADS and not s.exact:
         rows = Replica.rows_for(syn0, replica_budget(threads))
         # on a small corpus or vocabulary the rows are merged more often (see merge_intervals)
         intervals = merge_intervals(encoded, tables.keep_threshold, threads, job_tokens)
