@@ -166,22 +166,14 @@ def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypat
 
 
 @pytest.mark.parametrize("threads", [2, 4, 5, 16])
-def test_replicas_only_up_to_max_replica_threads(small_corpus, monkeypatch, threads):
+def test_replicas_only_up_to_max_replica_threads(small_corpus, replicas_made, threads):
     # with many threads the replicas' stale changes to the frequent rows overshoot (16 threads
     # blew them up on the 17M wiki slice): beyond MAX_REPLICA_THREADS every row is shared
     import w2v.train as tr
 
-    made = []
-    real_init = tr.Replica.__init__
-
-    def spy(self, *args, **kw):
-        real_init(self, *args, **kw)
-        made.append(self)
-
-    monkeypatch.setattr(tr.Replica, "__init__", spy)
     Word2Vec(threads=threads, **{**FAST, "dim": 16}).train(str(small_corpus))
     assert tr.MAX_REPLICA_THREADS == 4
-    assert len(made) == (threads - 1 if threads <= 4 else 0)
+    assert len(replicas_made) == (threads - 1 if threads <= 4 else 0)
 
 
 def test_a_kept_wv_follows_further_training(small_corpus):
@@ -570,9 +562,9 @@ def test_jobs_end_after_a_sentence_end_and_make_progress_when_one_starts_a_job()
         assert job.size > 0 and (job[-1] == SENTINEL or not np.any(tail == SENTINEL))
 
 
-def test_what_every_replica_trained_reaches_the_shared_weights(small_corpus, monkeypatch):
-    # a worker's replica holds its changes to the frequent rows until a merge: when training
-    # ends none may be left behind (copy == snapshot: nothing trained since the last merge)
+@pytest.fixture
+def replicas_made(monkeypatch):
+    """The list of every :class:`w2v.train.Replica` made while the test runs."""
     import w2v.train as tr
 
     made = []
@@ -583,9 +575,15 @@ def test_what_every_replica_trained_reaches_the_shared_weights(small_corpus, mon
         made.append(self)
 
     monkeypatch.setattr(tr.Replica, "__init__", spy)
+    return made
+
+
+def test_what_every_replica_trained_reaches_the_shared_weights(small_corpus, replicas_made):
+    # a worker's replica holds its changes to the frequent rows until a merge: when training
+    # ends none may be left behind (copy == snapshot: nothing trained since the last merge)
     Word2Vec(threads=2, **{**FAST, "dim": 16}).train(str(small_corpus))
-    assert len(made) == 1
-    r = made[0]
+    assert len(replicas_made) == 1
+    r = replicas_made[0]
     assert r.rows > 0 and r.plan[1] < r.plan[3]
     np.testing.assert_array_equal(r.hot0, r.snap0)
     np.testing.assert_array_equal(r.hot1, r.snap1)
