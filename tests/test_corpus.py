@@ -1,4 +1,5 @@
 import bz2
+import functools
 import gzip
 import io
 import lzma
@@ -47,7 +48,8 @@ def test_pieces_never_exceed_chunk_and_mark_sentence_ends(tmp_path):
     assert [e for i, e in enumerate(ends) if i == 0 or e != ends[i - 1]] == [3, 5, 11]
 
 
-@pytest.mark.parametrize("opener,suffix", [(gzip.open, ".gz"), (bz2.open, ".bz2"), (lzma.open, ".xz")])
+@pytest.mark.parametrize("opener,suffix", [(gzip.open, ".gz"), (bz2.open, ".bz2"), (lzma.open, ".xz"),
+                                           (functools.partial(lzma.open, format=lzma.FORMAT_ALONE), ".lzma")])
 def test_compressed_inputs(tmp_path, opener, suffix):
     text = "the quick brown fox\njumps over the lazy dog\n" * 50
     p = tmp_path / ("c.txt" + suffix)
@@ -63,7 +65,18 @@ def test_directory_input_sorted_and_hidden_skipped(tmp_path):
     sub = tmp_path / "sub"
     sub.mkdir()
     (sub / "c.txt").write_text("three\n")
+    hidden = tmp_path / ".git"
+    hidden.mkdir()
+    (hidden / "d.txt").write_text("objects\n")
     assert tokens_of([str(tmp_path)]) == ["one", "two", "three"]
+
+
+def test_directory_files_are_read_in_sorted_order_whatever_the_creation_order(tmp_path):
+    names = [f"part-{i:02d}.txt" for i in range(20)]
+    for i in np.random.default_rng(5).permutation(len(names)):
+        (tmp_path / names[i]).write_text(f"w{i}\n")
+    assert resolve_inputs([str(tmp_path)]) == [str(tmp_path / n) for n in names]
+    assert tokens_of([str(tmp_path)]) == [f"w{i}" for i in range(20)]
 
 
 def test_undecodable_bytes_are_replaced(tmp_path):
@@ -95,10 +108,42 @@ def test_undecodable_bytes_are_reported(tmp_path):
             scan_corpus([str(good)], tokenizer=tok).stream.close()
 
 
+def test_undecodable_bytes_warning_names_three_files_and_counts_the_rest(tmp_path):
+    paths = []
+    for name in "abcde":
+        p = tmp_path / f"{name}.txt"
+        p.write_bytes(b"ok caf\xe9\n")
+        paths.append(str(p))
+    with pytest.warns(CorpusWarning) as record:
+        scan_corpus(paths).stream.close()
+    [w] = record
+    assert str(w.message).startswith(f"{paths[0]}, {paths[1]}, {paths[2]} and 2 more files: ")
+    assert "5 tokens (1 distinct word) hold it" in str(w.message)
+
+
 def test_stdin(monkeypatch):
     fake = io.TextIOWrapper(io.BytesIO(b"x y z\nx\n"))
     monkeypatch.setattr(sys, "stdin", fake)
     assert tokens_of(["-"]) == ["x", "y", "z", "x"]
+
+
+def test_a_named_pipe_is_read_as_a_corpus(tmp_path):
+    # what `w2v train <(zcat corpus.gz)` passes: a FIFO, not a regular file
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert resolve_inputs([str(fifo)]) == [str(fifo)]
+
+    def write():
+        with open(fifo, "wb") as f:      # blocks until the scan opens the pipe
+            f.write(b"a b a\nc\n")
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    sc = scan_corpus([str(fifo)])
+    writer.join(10)
+    assert (sc.words, sc.counts.tolist(), sc.n_tokens) == (["a", "b", "c"], [2, 1, 1], 4)
+    sc.stream.close()
 
 
 def test_tokenizers(tmp_path):
@@ -109,6 +154,30 @@ def test_tokenizers(tmp_path):
     assert tokens_of([str(p)], tokenizer="simple") == ["hello", "world", "it", "s", "2024", "naïve", "café"]
     assert tokens_of([str(p)], tokenizer="char")[:6] == list("Hello,")
     assert " " not in tokens_of([str(p)], tokenizer="char")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_scan_lowercases_with_the_whitespace_tokenizer(tmp_path, threads):
+    p = tmp_path / "t.txt"
+    text = "The CAT saw the Cat\nÉté été\n"
+    p.write_text(text, encoding="utf-8")
+    sc = scan_corpus([str(p)], lowercase=True, threads=threads)
+    want = text.lower().split()
+    assert sc.words == list(dict.fromkeys(want))
+    assert sc.counts.tolist() == [want.count(w) for w in sc.words]
+    sc.stream.close()
+
+
+@pytest.mark.parametrize("tokenizer,lowercase", [("whitespace", False), ("whitespace", True), ("simple", False)])
+def test_scan_progress_ends_at_the_whole_input_and_every_token(tmp_path, tokenizer, lowercase):
+    p = tmp_path / "t.txt"
+    p.write_text("alpha beta gamma\ndelta epsilon\n" * 40, encoding="ascii")   # ASCII: characters = bytes
+    calls = []
+    sc = scan_corpus([str(p)], tokenizer=tokenizer, lowercase=lowercase, chunk_chars=64,
+                     progress=lambda done, tokens: calls.append((done, tokens)))
+    assert calls and calls == sorted(calls)
+    assert calls[-1] == (p.stat().st_size, sc.n_tokens) and sc.n_tokens == 200
+    sc.stream.close()
 
 
 def test_bad_inputs(tmp_path):
@@ -223,6 +292,108 @@ def test_idstream_spill_equals_memory():
     assert np.array_equal(mem.read(37, 100), disk.read(37, 100))
 
 
+def test_idstream_spills_only_beyond_its_budget_and_keeps_the_ids_before_the_spill():
+    stream = IdStream(40)                                  # 10 int32 ids
+    stream.append(np.arange(6))
+    stream.append(np.arange(6, 10))
+    assert not stream.on_disk                              # exactly the budget: still in RAM
+    stream.append(np.arange(10, 11))
+    assert stream.on_disk
+    stream.append(np.arange(11, 15))
+    stream.finish()
+    assert stream.length == 15 and stream.read(0, 100).tolist() == list(range(15))
+    stream.close()
+
+
+def test_idstream_in_ram_grows_on_after_finish():
+    stream = IdStream(1 << 20)
+    stream.append(np.arange(3))
+    stream.finish()
+    stream.append(np.arange(3, 5))
+    stream.finish()
+    assert not stream.on_disk and stream.read(0, 100).tolist() == list(range(5))
+
+
+def test_idstream_spill_after_finish_keeps_the_finished_ids():
+    # the spill once wrote only the parts appended since finish(): the earlier ids were lost
+    stream = IdStream(40)
+    stream.append(np.arange(10))
+    stream.finish()
+    stream.append(np.arange(10, 15))                       # beyond the budget: spills
+    assert stream.on_disk
+    assert stream.read(0, 100).tolist() == list(range(15))
+
+
+def test_idstream_on_disk_refuses_a_truncated_file():
+    stream = IdStream(0)
+    stream.append(np.arange(100))
+    stream.finish()
+    stream._file.truncate(40)                  # what a full disk leaves behind
+    assert stream.read(0, 10).tolist() == list(range(10))
+    with pytest.raises(CorpusError, match="truncated"):
+        stream.read(0, 100)
+    stream.close()
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 30])
+def test_idstream_rewrite_that_filters_equals_numpy_over_many_blocks(budget):
+    rng = np.random.default_rng(11)
+    ids = rng.integers(-1, 20, 1000).astype(np.int32)
+    stream = IdStream(budget)
+    for part in np.array_split(ids, 9):
+        stream.append(part)
+    stream.finish()
+    assert stream.on_disk == (budget == 0)
+    stream.rewrite(lambda block: block[block % 3 != 0] * 2, block=37)
+    want = ids[ids % 3 != 0] * 2
+    assert stream.length == want.size
+    assert np.array_equal(stream.read(0, 10 ** 6), want)
+    stream.close()
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 30])
+def test_encode_carries_the_sentence_state_across_rewrite_blocks(budget):
+    # the stream is rewritten in blocks of 2**20 ids: a sentinel that opens a block after a
+    # word ends a sentence and must stay; one that follows a sentinel (or nothing) is dropped
+    from w2v.corpus import ScannedCorpus
+    block = 1 << 20
+    rng = np.random.default_rng(12)
+    nwords = 40
+    remap = np.where(np.arange(nwords) % 4 == 3, -2, np.arange(nwords)).astype(np.int32)
+    ids = rng.integers(-1, nwords, 3 * block + 5).astype(np.int32)
+    ids[block - 1], ids[block] = 0, SENTINEL               # a word ends block 0, a sentinel opens block 1
+    ids[2 * block:3 * block] = 3                           # block 2: only a word outside the vocabulary
+    ids[3 * block - 1], ids[3 * block] = SENTINEL, SENTINEL
+    stream = IdStream(budget)
+    stream.append(ids)
+    counts = np.bincount(ids[ids >= 0], minlength=nwords)
+    sc = ScannedCorpus([f"w{i}" for i in range(nwords)], counts, stream, int(counts.sum()), 0, ["x"])
+    stream.finish()
+    vocab_size = int(remap.max()) + 1
+    enc = encode_corpus(sc, remap, vocab_size)
+    want = _remap_reference(ids, remap, True)
+    assert enc.length == want.size
+    assert np.array_equal(np.concatenate([b for _, b in enc.blocks(block)]), want)
+    assert enc.n_words == int(counts[remap >= 0].sum())
+    enc.close()
+
+
+def test_encoded_blocks_refuse_an_id_outside_the_vocabulary():
+    # the training kernels have no bounds checks: vocab_size itself is one past the end
+    from w2v.corpus import EncodedCorpus
+    for bad in (3, -2):
+        stream = IdStream()
+        stream.append(np.array([0, 1, SENTINEL, 2, bad, SENTINEL], np.int32))
+        stream.finish()
+        enc = EncodedCorpus(stream, 4, vocab_size=3)
+        with pytest.raises(CorpusError, match="outside the vocabulary"):
+            list(enc.blocks(4))
+    stream = IdStream()
+    stream.append(np.array([0, 1, SENTINEL, 2, SENTINEL], np.int32))
+    stream.finish()
+    assert [b.tolist() for _, b in EncodedCorpus(stream, 4, vocab_size=3).blocks(4)] == [[0, 1, -1, 2], [-1]]
+
+
 # --------------------------------------------------------------------------- byte-level scan
 # Every character str.split() treats as whitespace, and bytes that are not valid UTF-8.
 _SPACES = ["\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", " ", "\x85", "\xa0", "\u1680",
@@ -310,6 +481,42 @@ def test_byte_scan_grows_its_tables_and_counts_exactly(tmp_path, threads):
     assert [sc.words[i] for i in ids[ids >= 0]] == words
 
 
+def test_byte_vocabulary_keeps_each_word_once_as_its_table_grows():
+    # scan_corpus merges words that decode alike, which would hide a word the table lost on
+    # growing (added again under a second id): the vocabulary itself must hold it once
+    from collections import Counter
+
+    from w2v.kernels.tokenize import ByteVocabulary, TokenItems
+    rng = np.random.default_rng(9)
+    lines = [" ".join(f"w{int(i)}" for i in rng.zipf(1.2, 500) % 3000) for _ in range(12)]
+    vocab = ByteVocabulary(16)                        # a 32-slot table: rebuilt many times
+    items = TokenItems()
+    ids = []
+    for line in lines:
+        buf = np.frombuffer((line + "\n").encode(), np.uint8)
+        consumed, n_items = items.split(buf, buf.size, True)
+        assert consumed == buf.size
+        written, newlines = vocab.count(buf, items, n_items)
+        assert newlines == 1
+        ids.extend(items.ids[:written].tolist())
+    tokens = " \n ".join(lines).split(" ") + ["\n"]
+    assert vocab.words() == list(dict.fromkeys(t for t in tokens if t != "\n"))
+    want = Counter(t for t in tokens if t != "\n")
+    assert vocab.counts[:vocab.size].tolist() == [want[w] for w in vocab.words()]
+    assert [vocab.words()[i] if i >= 0 else "\n" for i in ids] == tokens
+
+
+def test_byte_scan_counts_words_longer_than_its_first_arena(tmp_path):
+    # the byte vocabulary keeps every word's bytes in an arena of 1 MiB at first
+    p = tmp_path / "long.txt"
+    a, b = "a" * 600_000, "b" * 700_000
+    p.write_text(f"{a} {b} {a}\n", encoding="ascii")
+    sc = scan_corpus([str(p)])
+    assert sc.words == [a, b] and sc.counts.tolist() == [2, 1]
+    assert sc.stream.read(0, sc.stream.length).tolist() == [0, 1, 0, SENTINEL, SENTINEL]
+    sc.stream.close()
+
+
 def test_an_unreadable_file_or_folder_inside_a_corpus_directory_is_an_error(tmp_path, monkeypatch):
     # skipping it would train on part of the corpus without a word (permissions do not
     # bind root, which runs CI here, so os.access and os.scandir stand in for them)
@@ -351,7 +558,22 @@ def test_a_forced_cut_of_an_overlong_token_never_splits_a_character(tmp_path, ch
             sc = scan_corpus([str(p)], chunk_chars=chunk, threads=threads)
         toks = [sc.words[i] for i in sc.stream.read(0, sc.stream.length) if i >= 0]
         assert len(toks) > 3 and "".join(toks[1:-1]) == tok and (toks[0], toks[-1]) == ("start", "end")
+        # cut after 64 chunks (plus what was carried into the first of them): memory stays bounded
+        assert max(len(t.encode()) for t in toks) < 65 * chunk
         sc.stream.close()
+
+
+@pytest.mark.parametrize("tokenizer,lowercase", [("whitespace", True), ("simple", False), ("char", False)])
+def test_text_scan_cuts_a_run_without_any_separator_into_pieces_of_64_chunks(tmp_path, tokenizer, lowercase):
+    # memory stays bounded: the run comes out in pieces of at most 64 chunks, none lost
+    run = "abcdefghij" * 100
+    p = tmp_path / "run.txt"
+    p.write_text("x " + run + " y\n", encoding="utf-8")
+    toks = tokens_of([str(p)], tokenizer=tokenizer, lowercase=lowercase, chunk_chars=3)
+    assert "".join(toks) == "x" + run + "y"
+    if tokenizer != "char":
+        assert len(toks) > 3 and (toks[0], toks[-1]) == ("x", "y")
+        assert max(len(t) for t in toks) < 65 * 3     # 64 chunks and what was carried into the first
 
 
 @pytest.mark.parametrize("sep", ["\x0b", "\x0c", "\x1c", "\u00a0", "\u3000", ","])

@@ -295,6 +295,40 @@ def test_undecodable_bytes_are_reported_as_in_one_process(client, tmp_path):
     assert "caf\ufffd" in m.wv
 
 
+def test_undecodable_bytes_dropped_by_the_simple_tokenizer_are_reported_as_in_one_process(client, tmp_path):
+    # the shard reader once decoded with plain errors="replace" and counted nothing: no warning
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"the cat sat on caf\xe9 mat \xff\xfe the cat sat\n" * 40)
+    message = (r"bad.txt: bytes that are not UTF-8 were read as U\+FFFD: 120 byte sequences, "
+               r"which the simple tokenizer then dropped")
+    kw = {**FAST, "epochs": 1, "tokenizer": "simple"}
+    with pytest.warns(CorpusWarning, match=message):
+        Word2Vec(**kw).train(str(p))
+    with pytest.warns(CorpusWarning, match=message):
+        Word2Vec(**kw).train(str(p), client=client)
+
+
+@pytest.mark.parametrize("tokenizer, detail", [
+    ("simple", r"3,000 byte sequences, which the simple tokenizer then dropped"),
+    ("whitespace", r"2,000 tokens \(2 distinct words\) hold it"),
+])
+def test_undecodable_bytes_in_byte_range_shards_and_with_a_vocabulary_are_reported_as_in_one_process(
+        client, tmp_path, tokenizer, detail):
+    # 1,000 lines (about 44 KB) cut into byte-range shards of 16 KiB (the range reader, not open_text);
+    # then the same corpus given to a model that has its vocabulary (one process warns there too)
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"the cat sat on caf\xe9 mat \xff\xfe the cat sat\n" * 1000)
+    message = r"bad.txt: bytes that are not UTF-8 were read as U\+FFFD: " + detail
+    kw = {**FAST, "epochs": 1, "tokenizer": tokenizer}
+    with pytest.warns(CorpusWarning, match=message):
+        m = Word2Vec(**kw).train(str(p), client=client, shard_bytes=1 << 14)
+    assert m.last_train["distributed"]["shards"] >= 2
+    with pytest.warns(CorpusWarning, match=message):
+        Word2Vec(**kw).train(str(p)).train(str(p))
+    with pytest.warns(CorpusWarning, match=message):
+        m.train(str(p), client=client, shard_bytes=1 << 14)
+
+
 def _checkpoint_after_first_of_3_epochs(client, corpus, ckpt):
     """A 3-epoch Dask run saved to ``ckpt`` after its first epoch and stopped there: (model, loaded checkpoint)."""
     class Stop(Exception):

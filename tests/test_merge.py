@@ -134,6 +134,7 @@ def test_updates_that_do_not_fit_the_weights_are_refused():
         merge_updates([(10, 4)], [part])
     w = np.zeros((10, 4), np.float32)
     for update in ((np.array([10 ** 7], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),
+                   (np.array([10], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),   # one past
                    (np.array([-1], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),
                    (np.array([1, 2], np.int32), np.ones((1, 4), np.int16), np.ones(2, np.float32)),
                    (np.array([1], np.int32), np.ones((1, 3), np.int16), np.ones(1, np.float32))):

@@ -10,7 +10,7 @@ import pytest
 
 from w2v.corpus import SENTINEL, encode_corpus, iter_token_lines, scan_corpus
 from w2v.errors import CorpusError
-from w2v.shards import (Shard, align_offset, count_shard, encode_ids, iter_shard_token_lines,
+from w2v.shards import (ALIGN_WINDOW, Shard, align_offset, count_shard, encode_ids, iter_shard_token_lines,
                         merge_counts, plan_shards, scan_shard)
 from w2v.vocab import build_vocab
 
@@ -58,6 +58,17 @@ def test_align_offset_cuts_after_newline_else_whitespace(tmp_path):
     with open(q, "rb") as fh:
         assert align_offset(fh, 2, 13) == 4              # no newline: after the next space
         assert align_offset(fh, 10, 13) == 13            # inside the last word: the end
+    r = tmp_path / "c.txt"
+    r.write_bytes(b"one\ttwo three\rfour")
+    with open(r, "rb") as fh:
+        assert align_offset(fh, 2, 18) == 4              # the first whitespace byte, a tab
+        assert align_offset(fh, 10, 18) == 14            # a carriage return
+    # a run without whitespace longer than the window searched at a time: searched on
+    run = b"x" * (ALIGN_WINDOW + 100)
+    t = tmp_path / "d.txt"
+    t.write_bytes(b"a " + run + b" b c")
+    with open(t, "rb") as fh:
+        assert align_offset(fh, 5, t.stat().st_size) == len(run) + 3
 
 
 def test_compressed_and_directories_make_whole_file_shards(tmp_path, small_corpus):
@@ -78,6 +89,42 @@ def test_compressed_and_directories_make_whole_file_shards(tmp_path, small_corpu
 def test_min_shards_cuts_finer(small_corpus):
     assert len(plan_shards([str(small_corpus)])) == 1
     assert len(plan_shards([str(small_corpus)], min_shards=4)) == 4
+
+
+def test_min_shards_never_cuts_below_64_kib(tmp_path):
+    p = tmp_path / "small.txt"
+    p.write_text("a b c\n" * 5000, encoding="utf-8")        # 30,000 bytes
+    assert len(plan_shards([str(p)], min_shards=8)) == 1
+    q = tmp_path / "big.txt"
+    q.write_text("a b c\n" * 50000, encoding="utf-8")       # 300,000 bytes
+    # 8 shards would be 37,500 bytes each: cut at 64 KiB at most instead, evened out
+    assert [s.size for s in plan_shards([str(q)], min_shards=8)] == [60000] * 5
+
+
+def test_shard_tokens_at_an_incomplete_character_at_the_end_of_the_file(tmp_path):
+    # the undecodable bytes that end the file become U+FFFD, as when the file is read whole
+    p = tmp_path / "cut.txt"
+    p.write_bytes(b"alpha beta\ngamma caf\xc3")
+    ref = _tokens(iter_token_lines([str(p)]))
+    assert ref[-1] == "caf\ufffd"
+    for shard_bytes in (1 << 20, 8):
+        shards = plan_shards([str(p)], shard_bytes)
+        assert [t for sh in shards for t in _tokens(iter_shard_token_lines(sh))] == ref
+
+
+def test_a_shard_that_starts_with_an_empty_line_encodes_as_the_single_process_stream(tmp_path):
+    p = tmp_path / "blank.txt"
+    p.write_text("\n\nb a b\n\nc b a\n", encoding="utf-8")
+    single = scan_corpus([str(p)])
+    vocab, remap = build_vocab(single.words, single.counts, min_count=1)
+    ref = encode_corpus(single, remap, len(vocab))
+    [sh] = plan_shards([str(p)])
+    scan = scan_shard(sh)
+    assert scan.ids[0] == SENTINEL                  # the empty first line
+    ids = encode_ids(scan.ids, scan.words, vocab.index)
+    assert ids.tolist() == ref.stream.read(0, ref.length).tolist()
+    assert ids[0] != SENTINEL
+    ref.close()
 
 
 def test_tree_merged_counts_equal_a_single_pass(small_corpus, one_line, tmp_path):
@@ -108,6 +155,47 @@ def test_encoded_shards_equal_the_single_process_stream(small_corpus):
     assert np.array_equal(ids, ref_ids)
     assert all(e[-1] == SENTINEL and e[0] != SENTINEL for e in enc)
     ref.close()
+
+
+def test_split_lanes_gives_contiguous_non_empty_lanes_cut_nearest_the_even_split():
+    from w2v.distributed import split_lanes
+    rng = np.random.default_rng(6)
+    for trial in range(300):
+        n = int(rng.integers(1, 30))
+        sizes = rng.integers(0, 1000, n).tolist()
+        if trial % 3 == 0:
+            sizes[0] = 10 ** 6                         # one shard bigger than all the others
+        n_lanes = int(rng.integers(1, 12))
+        lanes = split_lanes(sizes, n_lanes)
+        assert len(lanes) == min(n_lanes, n)
+        assert lanes[0][0] == 0 and lanes[-1][1] == n
+        assert all(a < b for a, b in lanes) and all(x[1] == y[0] for x, y in zip(lanes, lanes[1:]))
+        cum = np.concatenate([[0.0], np.cumsum(np.maximum(sizes, 1.0))])
+        for k in range(1, len(lanes)):
+            # the cut k/L of the way through the bytes: the shard boundary nearest to it among
+            # those that leave no lane empty (zero-byte shards count as one byte)
+            cut, target = lanes[k][0], cum[-1] * k / len(lanes)
+            feasible = np.arange(lanes[k - 1][0] + 1, n - (len(lanes) - k) + 1)
+            assert abs(cum[cut] - target) == np.abs(cum[feasible] - target).min(), (sizes, n_lanes, k)
+
+
+def test_slice_pieces_cover_exactly_the_lane_tokens_asked_for():
+    from w2v.distributed import slice_pieces
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        lengths = rng.integers(0, 6, int(rng.integers(1, 6))).tolist()
+        total = sum(lengths)
+        lo = int(rng.integers(0, total + 1))
+        hi = int(rng.integers(lo, total + 1))
+        # reference: every token of the lane as (shard, offset), grouped into runs per shard
+        where = [(k, i) for k, n in enumerate(lengths) for i in range(n)][lo:hi]
+        want = []
+        for k, i in where:
+            if want and want[-1][0] == k:
+                want[-1][2] = i + 1
+            else:
+                want.append([k, i, i + 1])
+        assert [list(p) for p in slice_pieces(lengths, lo, hi)] == want, (lengths, lo, hi)
 
 
 def test_shard_str_and_empty_file(tmp_path):

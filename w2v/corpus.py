@@ -209,8 +209,8 @@ def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars
 
     A line longer than a chunk comes out in several pieces with
     ``ends_sentence=False`` on all but the last; no piece holds more than
-    a chunk and the end of a token carried over from the one before (at
-    most 64 chunks in all), so memory stays bounded whatever the line
+    a chunk and the end of a token carried over from the one before (under
+    65 chunks in all), so memory stays bounded whatever the line
     length.  Tokens never straddle two pieces, except a run of more than
     64 chunks without a separator, which is cut.
 
@@ -326,9 +326,11 @@ class IdStream:
         ids = np.ascontiguousarray(ids, dtype=np.int32)
         if self._file is None and (self.length + ids.size) * 4 > self.memory_budget:
             self._file = tempfile.TemporaryFile(dir=self.tmpdir)
-            for part in self._parts:
+            # the ids so far: a finished array (appends after finish) and the parts since
+            for part in ([self._array] if self._array is not None else []) + self._parts:
                 self._file.write(part.tobytes())
             self._parts = []
+            self._array = None
         if self._file is not None:
             self._file.write(ids.tobytes())
         else:
@@ -446,7 +448,9 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         Characters read at a time.
     tmpdir : str, optional
     progress : callable, optional
-        ``progress(chars_read, tokens_read)`` called after each chunk.
+        ``progress(chars_read, tokens_read)`` called as the scan goes on (after
+        each chunk of the whitespace byte scan, every 65,536 or so tokens of
+        the others) and once at its end.
     threads : int
         With 2 or more, the whitespace tokenizer (without ``lowercase``) splits
         one chunk while a second thread counts the one before; the result is

@@ -554,6 +554,22 @@ def _counts_task(scan):
     return scan.words, scan.counts
 
 
+def _replaced_task(scan):
+    """A shard's words that hold U+FFFD, their counts, and its replaced byte sequences."""
+    bad = [i for i, w in enumerate(scan.words) if "\ufffd" in w]
+    return [scan.words[i] for i in bad], [int(scan.counts[i]) for i in bad], int(scan.replaced)
+
+
+def _merge_replaced(parts):
+    """:func:`_replaced_task`'s results of every shard as ``(words, counts, sequences)`` for
+    :func:`w2v.corpus.warn_replaced_bytes` (words in first-occurrence order)."""
+    total = {}
+    for words, counts, _ in parts:
+        for w, c in zip(words, counts):
+            total[w] = total.get(w, 0) + c
+    return list(total), list(total.values()), sum(p[2] for p in parts)
+
+
 def _merge_task(a, b):
     from .shards import merge_counts
     return merge_counts(a, b)
@@ -731,7 +747,8 @@ class _Cluster:
         return self.call(self.client.scatter, [obj], broadcast=broadcast, hash=False)[0]
 
 
-_PINNED_TASKS = {"_scan_task", "_counts_task", "_encode_task", "_shape_task", "_round_task", "_merge_round_task"}
+_PINNED_TASKS = {"_scan_task", "_counts_task", "_replaced_task", "_encode_task", "_shape_task", "_round_task",
+                 "_merge_round_task"}
 
 
 def _is_comm_error(exc):
@@ -873,7 +890,6 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
             words, word_counts = cluster.call(merged.result)
             if int(word_counts.sum()) == 0:
                 raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
-            warn_replaced_bytes(words, word_counts, corpus_files, stacklevel=3)
             vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)
             del words, word_counts, counts
             vocab_index = submit(_vocab_index_task, merged, s.min_count, s.max_vocab_size)
@@ -883,14 +899,19 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         encoded = [submit(_encode_task, f, vocab_index, lane=lane_of[i]) for i, f in enumerate(scans)]
         held.extend(encoded)
         shapes_f = [submit(_shape_task, e, f, lane=lane_of[i]) for i, (e, f) in enumerate(zip(encoded, scans))]
-        cluster.wait(shapes_f)
+        replaced_f = [submit(_replaced_task, f, lane=lane_of[i]) for i, f in enumerate(scans)]
+        cluster.wait(shapes_f + replaced_f)
         shapes = [cluster.call(f.result) for f in shapes_f]
-        del scans, shapes_f   # the encoded shards keep their lineage
+        replaced = _merge_replaced([cluster.call(f.result) for f in replaced_f])
+        del scans, shapes_f, replaced_f   # the encoded shards keep their lineage
         n_tokens = sum(x[2] for x in shapes)
         n_words = sum(x[1] for x in shapes)
         length = sum(x[0] for x in shapes)
         if n_tokens == 0:
             raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
+        # as one process does, with a new vocabulary or the model's
+        bad_words, bad_counts, sequences = replaced
+        warn_replaced_bytes(bad_words, bad_counts, corpus_files, sequences, s.tokenizer, stacklevel=3)
         if n_words == 0:
             raise VocabularyError("no word of the corpus is in the model's vocabulary")
         if fresh:

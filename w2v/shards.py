@@ -24,7 +24,7 @@ from collections import defaultdict
 import numpy as np
 
 from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _read_chunks, id_table, open_text, remap_ids,
-                     resolve_inputs, token_pieces)
+                     replaced_sequences, resolve_inputs, token_pieces)
 from .errors import CorpusError
 
 ALIGN_WINDOW = 1 << 16           # bytes searched for a newline after a nominal cut
@@ -67,8 +67,10 @@ def plan_shards(paths, shard_bytes=DEFAULT_SHARD_BYTES, min_shards=1):
     shard_bytes : int
         Largest nominal byte range of a plain-file shard.
     min_shards : int
-        Cut plain files finer (never below 64 KiB a shard) so that at least
-        this many shards exist, when the corpus is big enough.
+        Cut plain files finer so that at least this many shards exist, when
+        the corpus is big enough: the nominal shard size does not fall below
+        64 KiB for it (a file is cut into equal parts of at most that size,
+        which can be a little smaller).
 
     Returns
     -------
@@ -181,7 +183,8 @@ def _open_shard_text(shard, chunk_bytes):
         if end <= start:
             return
         reader = _RangeReader(fh, start, end)
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        # as open_text: each undecodable sequence becomes U+FFFD and is counted (replaced_sequences)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="w2v.replace")
         while True:
             raw = reader.read(chunk_bytes)
             text = decoder.decode(raw, final=not raw)
@@ -207,14 +210,16 @@ class ShardScan:
     """One shard read once: distinct words (first-occurrence order), counts, provisional ids.
 
     ``ids`` holds provisional ids (indices into ``words``) with ``SENTINEL``
-    after each sentence, as :func:`w2v.corpus.scan_corpus` records them.
+    after each sentence, as :func:`w2v.corpus.scan_corpus` records them;
+    ``replaced`` is how many undecodable byte sequences were read as U+FFFD.
     """
 
-    def __init__(self, words, counts, ids, n_tokens):
+    def __init__(self, words, counts, ids, n_tokens, replaced=0):
         self.words = words
         self.counts = counts
         self.ids = ids
         self.n_tokens = n_tokens
+        self.replaced = replaced
 
 
 def scan_shard(shard, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAULT_CHUNK_CHARS):
@@ -231,6 +236,7 @@ def scan_shard(shard, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAU
     pending = []
     pending_ends = []
     pending_len = 0
+    replaced_before = replaced_sequences()   # counted per thread: the scan runs in this one
 
     def flush():
         nonlocal pending_len
@@ -260,7 +266,7 @@ def scan_shard(shard, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAU
     words = list(index.keys())
     real = ids[ids >= 0]
     counts = np.bincount(real, minlength=len(words)).astype(np.int64)
-    return ShardScan(words, counts, ids, int(real.size))
+    return ShardScan(words, counts, ids, int(real.size), replaced_sequences() - replaced_before)
 
 
 def count_shard(shard, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAULT_CHUNK_CHARS):
