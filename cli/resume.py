@@ -43,6 +43,9 @@ def explicit_settings(ctx, values):
             value = values[opt]
             if opt == "memory_budget":
                 value = value << 20
+            elif opt == "threads" and value == 0:    # as for a new run: 0 means the cores available
+                from w2v.settings import available_cores
+                value = available_cores()
             if value is not None:
                 out[field] = value
     return out

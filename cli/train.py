@@ -164,6 +164,8 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
         raise ParameterError(f"--memory-budget must be >= 0 MiB (got {memory_budget})")
     if update_vocab and not resume:
         raise click.UsageError("--update-vocab needs --resume")
+    if round_words is not None and not (scheduler or dask_workers is not None):
+        raise click.UsageError("--round-words needs --scheduler or --dask-workers")
     if device == "cuda":   # one-line error before reading the corpus
         from w2v.cuda import require_cuda
         require_cuda()

@@ -111,6 +111,54 @@ def test_bad_paths_one_line(tmp_path, small_corpus, monkeypatch):
     assert_one_line_error(run(["train", str(small_corpus), "-o", str(ro / "v.bin")]), "not writable")
 
 
+@pytest.mark.parametrize("case", ["output-is-dir", "report-in-missing-dir", "read-only-output",
+                                  "save-model-in-missing-dir", "checkpoint-is-a-link"])
+def test_outputs_that_cannot_be_written_are_refused_before_training(small_corpus, tmp_path, monkeypatch, case):
+    # each is refused before the corpus is read: found only when writing, it would cost the whole run
+    import cli.train
+    out = tmp_path / "v.bin"
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file").write_bytes(b"old")
+    (tmp_path / "link").symlink_to(tmp_path / "dir")   # a model directory is replaced, not followed
+    extra, pattern = {
+        "output-is-dir": (["-o", tmp_path / "dir"], "output path is a directory"),
+        "report-in-missing-dir": (["--report-json", tmp_path / "nodir" / "r.json"], "output directory does not exist"),
+        "read-only-output": (["-o", tmp_path / "file"], "output file is not writable"),
+        "save-model-in-missing-dir": (["--save-model", tmp_path / "nodir" / "m"],
+                                      f"--save-model {tmp_path / 'nodir' / 'm'}: directory {tmp_path / 'nodir'} "
+                                      "does not exist"),
+        "checkpoint-is-a-link": (["--checkpoint", tmp_path / "link"], "exists and is not a model directory"),
+    }[case]
+    if case == "read-only-output":   # permissions do not bind root: os.access stands in for them
+        real_access = os.access
+        monkeypatch.setattr(cli.train.os, "access",
+                            lambda p, mode: p != str(tmp_path / "file") and real_access(p, mode))
+    import w2v.model
+    read = []
+    real_build_vocab = w2v.model.Word2Vec.build_vocab
+    monkeypatch.setattr(w2v.model.Word2Vec, "build_vocab", lambda self, *a, **k: read.append(1) or
+                        real_build_vocab(self, *a, **k))
+    args = ["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "-q"]
+    if "-o" not in extra:
+        args += ["-o", str(out)]
+    res = run(args + [str(a) for a in extra])
+    assert_one_line_error(res, pattern)
+    assert not read, "the checks come before the corpus is read"
+    assert not out.exists() and (tmp_path / "file").read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["dir", "file", "link"] and os.listdir(tmp_path / "dir") == []
+
+
+def test_save_model_may_fill_an_empty_directory(small_corpus, tmp_path):
+    # `mkdir m && w2v train ... --save-model m`: an empty directory is no model, but nothing is lost in it
+    from w2v import Word2Vec
+
+    (tmp_path / "m").mkdir()
+    res = run(["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "-q",
+               "-o", str(tmp_path / "v.bin"), "--save-model", str(tmp_path / "m")])
+    assert res.exit_code == 0, res.output
+    assert Word2Vec.load(str(tmp_path / "m")).settings.dim == 8
+
+
 def test_interrupted_run_leaves_old_file(small_corpus, tmp_path):
     """SIGTERM during training: the previous output stays intact, no temp file is left."""
     out = tmp_path / "v.bin"
@@ -139,7 +187,9 @@ def test_killed_convert_leaves_old_file_and_no_temporary_file(tmp_path, sig):
                  rng.standard_normal((60_000, 100)).astype(np.float32)).save_word2vec_format(str(src))
     out = tmp_path / "o.txt.xz"
     out.write_bytes(b"old")
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "convert", str(src), str(out)]
+    # SIGHUP as from a terminal, even when the tests run under nohup (the CLI keeps an ignored SIGHUP)
+    cmd = [sys.executable, "-c", "import signal; signal.signal(signal.SIGHUP, signal.SIG_DFL); "
+           "from cli.main import main; main()", "convert", str(src), str(out)]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=os.path.dirname(os.path.dirname(__file__)))
     deadline = time.monotonic() + 60
     while not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]:   # writing has started
@@ -162,8 +212,25 @@ def test_outputs_naming_the_same_path_are_refused_before_training(small_corpus, 
         args += ["-o", str(tmp_path / "v.bin")]
     for flag in clash:
         args += [flag, str(same)]
-    assert_one_line_error(run(args), "name the same path")
+    res = run(args)
+    assert_one_line_error(res, "name the same path")
+    # the message names both options as the user typed them (-o is -o/--output)
+    flags = [{"-o": "-o/--output"}.get(flag, flag) for flag in clash]
+    assert f"{flags[0]} and {flags[1]} name the same path" in res.output, res.output
     assert not same.exists() and not (tmp_path / "v.bin").exists()
+
+
+def test_save_model_and_checkpoint_may_share_a_directory(small_corpus, tmp_path):
+    # both hold a full model: the last epoch's checkpoint is replaced by the final model
+    from w2v import Word2Vec
+
+    model = tmp_path / "m"
+    res = run(["train", str(small_corpus), "--epochs", "2", "--threads", "1", "--dim", "8", "-q",
+               "-o", str(tmp_path / "v.bin"), "--save-model", str(model), "--checkpoint", str(model)])
+    assert res.exit_code == 0, res.output
+    state = Word2Vec.load(str(model)).run_state
+    assert state["epochs_done"] == state["epochs"] == 2
+    assert sorted(os.listdir(tmp_path)) == ["m", "v.bin"]
 
 
 @pytest.mark.parametrize("case", ["same", "link", "hardlink", "dotted", "report", "in-folder", "new-in-folder",
@@ -419,3 +486,118 @@ def test_a_run_outlives_its_stderr(small_corpus, tmp_path):
     proc.stderr.close()                    # nobody reads stderr: each write fails (EPIPE)
     assert proc.wait(timeout=120) == 0
     assert out.exists() and (tmp_path / "m" / "model.json").exists()
+
+
+def test_report_json_describes_the_run(small_corpus, tmp_path):
+    # every count of the report is the run's own (a one-thread run is reproducible: the library
+    # trains the same); words/s counts the corpus once per epoch
+    from w2v import Word2Vec
+
+    rep, out = tmp_path / "r.json", tmp_path / "v.bin"
+    res = run(["train", str(small_corpus), "-o", str(out), "--dim", "8", "--epochs", "2", "--threads", "1", "-q",
+               "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(rep.read_text())
+    m = Word2Vec(dim=8, epochs=2, threads=1).train(str(small_corpus))
+    tr = m.last_train
+    assert report["corpus"] == [str(small_corpus)] and report["output"] == str(out)
+    assert (report["vocab_size"], report["corpus_words"]) == (len(m.vocab), m.corpus_tokens)
+    assert (report["trained_words"], report["kept_words"], report["examples"]) == (tr["words"], tr["kept"],
+                                                                                  tr["examples"])
+    assert 0 < report["kept_words"] < report["trained_words"]      # subsampling 1e-3 drops frequent words
+    assert report["epoch_loss"] == pytest.approx(tr["epoch_loss"]) and len(report["epoch_loss"]) == 2
+    assert report["words_per_sec"] == pytest.approx(2 * m.corpus_tokens / report["train_seconds"])
+    assert report["settings"] == m.settings.to_dict()
+
+
+@pytest.mark.parametrize("args,expected", [([], {"threads": None, "tokenizer": "whitespace", "memory_budget": None}),
+                                           (["--threads", "0"], {"threads": None}),
+                                           (["--memory-budget", "0"], {"memory_budget": 0}),
+                                           (["--memory-budget", "3"], {"memory_budget": 3 << 20})],
+                         ids=["defaults", "threads-0", "memory-budget-0", "memory-budget-3"])
+def test_train_option_defaults_reach_the_settings(small_corpus, tmp_path, args, expected):
+    # threads default (and 0) to the cores available; --memory-budget is in MiB (0: on disk)
+    from w2v.corpus import DEFAULT_MEMORY_BUDGET
+    from w2v.settings import available_cores
+
+    defaults = {"threads": available_cores(), "memory_budget": DEFAULT_MEMORY_BUDGET}
+    rep = tmp_path / "r.json"
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--dim", "8", "--epochs", "1", "-q",
+               "--report-json", str(rep)] + args)
+    assert res.exit_code == 0, res.output
+    settings = json.loads(rep.read_text())["settings"]
+    assert {k: settings[k] for k in expected} == {k: defaults[k] if v is None else v for k, v in expected.items()}
+
+
+def test_a_run_on_a_corpus_prints_nothing_on_stdout(small_corpus, tmp_path):
+    # the nearest neighbours of the demo words are for the demo run only
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--dim", "8", "--epochs", "1",
+               "--threads", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == "" and res.stderr == ""
+
+
+def test_demo_run_trains_the_bundled_corpus_and_prints_neighbours(small_corpus, tmp_path, monkeypatch):
+    # without CORPUS: the bundled corpus (here a small stand-in), the simple tokenizer (lower case)
+    import cli.train
+    import w2v
+    from cli.train import DEMO_WORDS
+
+    monkeypatch.setattr(cli.train, "BUNDLED_CORPUS", small_corpus)
+    rep = tmp_path / "r.json"
+    res = run(["train", "-o", str(tmp_path / "v.bin"), "--dim", "8", "--epochs", "1", "--threads", "1", "-q",
+               "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(rep.read_text())
+    assert report["corpus"] == [str(small_corpus)] and report["settings"]["tokenizer"] == "simple"
+    kv = w2v.load(str(tmp_path / "v.bin"))
+    assert all(w == w.lower() for w in kv.index_to_key)
+    lines = res.stdout.splitlines()
+    assert [line.split(":")[0].strip() for line in lines] == [w for w in DEMO_WORDS if w in kv]
+    assert len(lines) >= 4 and all(len(line.split(": ", 1)[1].split(", ")) == 6 for line in lines), lines
+    monkeypatch.setattr(cli.train, "BUNDLED_CORPUS", tmp_path / "missing.txt.xz")
+    assert_one_line_error(run(["train", "-o", str(tmp_path / "v2.bin")]), "bundled corpus not found")
+
+
+def test_errors_and_warnings_of_several_lines_print_as_one_line():
+    import warnings
+
+    import click
+
+    from cli.common import one_line_errors
+    from w2v.errors import FormatError
+
+    @click.command()
+    @click.option("--warn", is_flag=True)
+    @one_line_errors
+    def command(warn):
+        if warn:
+            warnings.warn("first\nsecond")
+        else:
+            raise FormatError("first\nsecond")
+
+    res = CliRunner().invoke(command, [])
+    assert res.exit_code == 1 and res.output == "Error: first second\n", res.output
+    res = CliRunner().invoke(command, ["--warn"])
+    assert res.exit_code == 0 and res.output == "warning: first second\n", res.output
+
+
+def test_json_safe_turns_non_finite_floats_and_numpy_scalars_into_json():
+    from cli.common import json_safe
+
+    value = {"a": [float("nan"), float("inf"), -float("inf"), np.float32("nan"), np.float32(1.5), np.int64(3)],
+             "b": (np.float64("inf"), "x", None)}
+    out = json_safe(value)
+    assert out == {"a": [None, None, None, None, 1.5, 3], "b": [None, "x", None]}
+    assert [type(v) for v in out["a"][4:]] == [float, int]
+    json.dumps(out, allow_nan=False)   # strict JSON
+
+
+def test_options_that_need_another_option_are_usage_errors(small_corpus, tmp_path):
+    # --round-words without Dask was once ignored without a word; nothing is written either way
+    out = tmp_path / "v.bin"
+    for extra, message in ((["--round-words", "1000"], "--round-words needs --scheduler or --dask-workers"),
+                           (["--update-vocab"], "--update-vocab needs --resume")):
+        res = run(["train", str(small_corpus), "-o", str(out), "--epochs", "1", "--dim", "8", "-q"] + extra)
+        assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output, res.output
+        assert not out.exists()

@@ -96,8 +96,33 @@ def test_analogy(model):
         assert res.exit_code == 0, res.output
         assert res.output.split()[0] == d
         assert len(res.output.strip().splitlines()) == 2
-    res = run(["analogy", path, "man", "woman", "king", "--method", "3cosmul"])
+    res = run(["analogy", path, "man", "woman", "king", "--method", "3cosmul", "-n", "3"])
     assert res.exit_code == 0 and res.output.split()[0] == "queen"
+    expected = kv.most_similar_cosmul(positive=["woman", "king"], negative=["man"], topn=3)
+    lines = [line.split() for line in res.output.strip().splitlines()]
+    assert [w for w, _ in lines] == [w for w, _ in expected]
+    np.testing.assert_allclose([float(s) for _, s in lines], [s for _, s in expected], atol=1e-4)
+
+
+def test_restrict_vocab_limits_the_answers_to_the_most_frequent_words(model):
+    _, path = model
+    res = run(["similar", path, "king", "--restrict-vocab", "4"])
+    assert res.exit_code == 0, res.output
+    assert sorted(line.split()[0] for line in res.output.strip().splitlines()) == ["man", "queen", "woman"]
+    for method in ("3cosadd", "3cosmul"):   # the answer "england" is not among the first 4 words
+        res = run(["analogy", path, "paris", "france", "london", "--restrict-vocab", "4", "--method", method])
+        assert res.exit_code == 0, res.output
+        assert {line.split()[0] for line in res.output.strip().splitlines()} <= {"man", "woman", "king", "queen"}
+
+
+def test_topn_below_one_is_a_usage_error(model):
+    _, path = model
+    for args in (["similar", path, "king"], ["analogy", path, "man", "woman", "king"]):
+        for n in ("0", "-1"):
+            res = run(args + ["--topn", n])
+            assert res.exit_code == 2 and "must be at least 1" in res.output and "Traceback" not in res.output
+        res = run(args + ["-n", "1"])
+        assert res.exit_code == 0 and len(res.output.strip().splitlines()) == 1, res.output
 
 
 def test_eval_with_files_and_json(model, tmp_path):
@@ -122,6 +147,46 @@ def test_eval_with_files_and_json(model, tmp_path):
     assert p["pearson"] == r and p["spearman"] == rho and p["oov_percent"] == oov
 
 
+def test_eval_counts_wrong_answers_per_section(model, tmp_path):
+    # the fixture answers every question right but one whose expected word is not the answer
+    _, path = model
+    q = tmp_path / "q.txt"
+    q.write_text(": gender\nman woman king queen\nman woman king paris\nman woman zzz yyy\n"
+                 ": capital\nparis france london england\n")
+    res = run(["eval", path, "--analogies", q, "--json"])
+    assert res.exit_code == 0, res.output
+    a = json.loads(res.output)["analogies"][0]
+    assert (a["correct"], a["answered"], a["oov"]) == (2, 3, 1) and a["accuracy"] == pytest.approx(2 / 3)
+    assert a["sections"] == [{"section": "gender", "correct": 1, "answered": 2, "oov": 1},
+                             {"section": "capital", "correct": 1, "answered": 1, "oov": 0}]
+    res = run(["eval", path, "--analogies", q, "--sections"])
+    assert res.exit_code == 0, res.output
+    rows = [line.split() for line in res.output.splitlines()]
+    assert ["q.txt", "66.67%", "2", "3", "1"] in rows
+    assert ["gender", "50.00%", "1", "2", "1"] in rows and ["capital", "100.00%", "1", "1", "0"] in rows
+    # --restrict-vocab 4: only man, woman, king, queen count; the other questions are out of vocabulary
+    res = run(["eval", path, "--analogies", q, "--restrict-vocab", "4", "--json"])
+    a = json.loads(res.output)["analogies"][0]
+    assert (a["correct"], a["answered"], a["oov"]) == (1, 1, 3)
+
+
+def test_eval_case_sensitive(model, tmp_path):
+    # by default words are upper-cased before matching (gensim's case_insensitive=True)
+    _, path = model
+    q = tmp_path / "q.txt"
+    q.write_text(": gender\nMAN WOMAN KING QUEEN\n")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("MAN\tWOMAN\t8\nking\tqueen\t7\nbig\tsmall\t1\nparis\tengland\t2\n")
+    report = json.loads(run(["eval", path, "--analogies", q, "--pairs", pairs, "--json"]).output)
+    assert (report["analogies"][0]["correct"], report["analogies"][0]["oov"]) == (1, 0)
+    assert report["pairs"][0]["oov_percent"] == 0.0
+    res = run(["eval", path, "--analogies", q, "--pairs", pairs, "--json", "--case-sensitive"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert (report["analogies"][0]["answered"], report["analogies"][0]["oov"]) == (0, 1)
+    assert report["pairs"][0]["oov_percent"] == 25.0
+
+
 def test_eval_defaults_to_bundled_sets(model):
     _, path = model
     res = run(["eval", path, "--restrict-vocab", "100"])
@@ -131,7 +196,8 @@ def test_eval_defaults_to_bundled_sets(model):
 
 
 @pytest.mark.parametrize("to,name", [("bin", "out.bin"), ("text", "out.txt"), ("native", "out_model"),
-                                     ("text", "out.txt.gz"), (None, "out.vec")])
+                                     ("text", "out.txt.gz"), (None, "out.vec"), ("text", "out.bin"),
+                                     ("bin", "out.txt"), ("native", "out.vec"), (None, "out.bin.xz")])
 def test_convert_and_info(model, tmp_path, to, name):
     kv, path = model
     out = tmp_path / name
@@ -143,8 +209,25 @@ def test_convert_and_info(model, tmp_path, to, name):
     res = run(["info", out])
     assert res.exit_code == 0, res.output
     assert "16 words" in res.output and "dimensions:  12" in res.output
-    expected_format = {"bin": "word2vec-binary", "text": "word2vec-text", "native": "native", None: "word2vec-text"}
-    assert expected_format[to] in res.output
+    default = "word2vec-binary" if ".bin" in name else "word2vec-text"
+    expected_format = {"bin": "word2vec-binary", "text": "word2vec-text", "native": "native", None: default}[to]
+    compression = {".gz": " (gzip-compressed)", ".xz": " (xz-compressed)"}.get(out.suffix, "")
+    assert f"format:      {expected_format}{compression}\n" in res.output, res.output
+
+
+def test_written_files_get_the_mode_open_would_give(model, tmp_path):
+    # an atomic write goes through a temporary file (mode 0600): the result gets 0666 less the umask
+    import os
+    import stat
+
+    _, path = model
+    old = os.umask(0o027)
+    try:
+        res = run(["convert", path, tmp_path / "out.txt"])
+    finally:
+        os.umask(old)
+    assert res.exit_code == 0, res.output
+    assert stat.S_IMODE(os.stat(tmp_path / "out.txt").st_mode) == 0o640
 
 
 def test_info_shows_settings(model, tmp_path):
@@ -173,6 +256,7 @@ def test_one_line_errors(model, tmp_path):
     garbage.write_bytes(b"\x00\x01binary junk\nmore")
     assert_one_line_error(run(["info", garbage]), "garbage.txt")
     assert_one_line_error(run(["eval", path, "--analogies", tmp_path / "nope.txt"]), "nope.txt")
+    assert_one_line_error(run(["eval", path, "--pairs", tmp_path / "nope.tsv"]), "nope.tsv: no such file or directory")
     assert_one_line_error(run(["convert", path, tmp_path / "no" / "dir" / "x.bin"]), "x.bin")
     notmodel = tmp_path / "dir"
     notmodel.mkdir()

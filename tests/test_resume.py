@@ -610,6 +610,17 @@ def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     assert overlap >= 0.35, overlap
 
 
+def test_update_refuses_a_hand_changed_dim_before_reading_the_corpus(trained, tmp_path):
+    # as train() does: the weights have the saved dim, a new one would not fit them
+    trained["sg-ns"].save(str(tmp_path / "m"))
+    m = Word2Vec.load(str(tmp_path / "m"))
+    words, shape = list(m.vocab.words), m.syn0.shape
+    m.settings.dim = 32
+    with pytest.raises(ParameterError, match="cannot change dim"):
+        m.build_vocab(str(tmp_path / "missing.txt"), update=True)
+    assert m.vocab.words == words and m.syn0.shape == shape
+
+
 def test_update_with_hierarchical_softmax(small_corpus, halves, tmp_path):
     a, b = halves
     m = Word2Vec(**{**FAST, "hs": True, "negative": 0}).train(str(small_corpus))
@@ -749,11 +760,72 @@ def test_cli_save_model_and_resume(small_corpus, tmp_path):
 
     # structural changes are refused in one line
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v3.bin"), "--resume", str(full), "--dim", "32"])
-    assert res.exit_code == 1 and "cannot change dim" in res.output and len(res.output.strip().splitlines()) == 1
+    assert res.exit_code == 1 and f"Error: --resume {full}: cannot change dim" in res.output
+    assert len(res.output.strip().splitlines()) == 1
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v3.bin"), "--resume", str(tmp_path / "nope")])
     assert res.exit_code == 1 and "nope" in res.output
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v3.bin"), "--update-vocab"])
     assert res.exit_code != 0 and "--update-vocab" in res.output
+
+
+def test_cli_resume_applies_explicit_options_in_their_units(small_corpus, tmp_path):
+    # --memory-budget is in MiB and --max-vocab is the setting max_vocab_size, on --resume as on a new run
+    full = tmp_path / "full"
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1",
+               "--save-model", str(full)] + CLI_FAST)
+    assert res.exit_code == 0, res.output
+    rep = tmp_path / "r.json"
+    res = run(["train", "-o", str(tmp_path / "v2.bin"), "--resume", str(full), "--memory-budget", "2",
+               "--max-vocab", "50", "--report-json", str(rep), "--quiet"])
+    assert res.exit_code == 0, res.output
+    settings = json.loads(rep.read_text())["settings"]
+    assert settings["memory_budget"] == 2 << 20 and settings["max_vocab_size"] == 50
+    assert settings["dim"] == 16 and settings["min_count"] == 3          # the saved settings otherwise
+
+
+def test_cli_resume_threads_zero_means_the_cores_available(small_corpus, tmp_path):
+    # --resume once passed the 0 through to the settings, which refused it
+    from w2v.settings import available_cores
+
+    full = tmp_path / "full"
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1",
+               "--save-model", str(full)] + CLI_FAST)
+    assert res.exit_code == 0, res.output
+    rep = tmp_path / "r.json"
+    res = run(["train", "-o", str(tmp_path / "v2.bin"), "--resume", str(full), "--threads", "0",
+               "--report-json", str(rep), "--quiet"])
+    assert res.exit_code == 0, res.output          # a new run takes --threads 0 (test_cli.py)
+    assert json.loads(rep.read_text())["settings"]["threads"] == available_cores()
+
+
+def test_cli_resume_of_a_model_trained_on_standard_input_needs_a_corpus(small_corpus, tmp_path):
+    full = tmp_path / "full"
+    res = CliRunner().invoke(main, ["train", "-", "-o", str(tmp_path / "v.bin"), "--epochs", "1",
+                                    "--save-model", str(full)] + CLI_FAST, input=small_corpus.read_text())
+    assert res.exit_code == 0, res.output
+    res = run(["train", "-o", str(tmp_path / "v2.bin"), "--resume", str(full), "--quiet"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"--resume {full}: the model records no re-readable corpus; pass CORPUS" in res.output, res.output
+    assert not (tmp_path / "v2.bin").exists()
+
+
+def test_the_resume_line_says_which_epochs_follow():
+    from types import SimpleNamespace
+
+    from cli.resume import describe
+
+    def model(done, total, epochs):
+        state = None if done is None else {"epochs_done": done, "epochs": total}
+        return SimpleNamespace(run_state=state, settings=SimpleNamespace(epochs=epochs), vocab=range(1234))
+
+    assert describe(model(None, None, 5)) == "resuming a model of 1,234 words"
+    assert describe(model(2, 4, 4)) == ("resuming a run stopped after epoch 2 of 4: epochs 3..4 follow "
+                                        "(if the corpus is the same)")
+    assert describe(model(2, 4, 6)) == ("resuming a run stopped after epoch 2 of 4: epochs 3..6 follow "
+                                        "(if the corpus is the same)")
+    assert describe(model(2, 4, 2)) == ("resuming a run stopped after epoch 2 of 4 with --epochs 2: "
+                                        "no epoch follows on the same corpus")
+    assert describe(model(4, 4, 3)) == "resuming a model trained for 4 epochs: a new run of 3 epochs"
 
 
 def test_cli_resume_update_vocab(small_corpus, halves, tmp_path):

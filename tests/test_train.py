@@ -215,6 +215,23 @@ def test_on_epoch_end_must_be_callable_before_anything_trains(small_corpus):
     assert m.last_train is None
 
 
+def test_cluster_options_without_a_client_are_refused_before_anything_trains(small_corpus):
+    m = Word2Vec(threads=1, **FAST)
+    with pytest.raises(TypeError, match="round_words"):
+        m.train(str(small_corpus), round_words=1000)
+    assert m.vocab is None and m.last_train is None
+
+
+def test_a_closed_model_trains_only_on_a_corpus_given_again(small_corpus):
+    m = Word2Vec(threads=1, **FAST).train(str(small_corpus))
+    m.close()
+    m.close()                            # closing twice is harmless
+    with pytest.raises(VocabularyError, match="no corpus"):
+        m.train()
+    m.train(str(small_corpus))
+    assert len(m.last_train["epoch_loss"]) == 1
+
+
 def test_progress_counts_corpus_words_per_second():
     # the progress line counted ids (in-vocabulary tokens and sentence ends), the summary raw tokens
     import io
@@ -413,6 +430,19 @@ def test_progress_lines_on_a_terminal_are_ended_before_other_text():
     assert log.getvalue() == "reading corpus: 1,000 tokens\n"
 
 
+def test_writing_to_a_closed_stream_is_dropped():
+    # progress and notes are not the command's result: a stream that is gone (closed, EIO, EPIPE) drops them
+    import io
+
+    from w2v.console import write_or_drop
+
+    closed = io.StringIO()
+    closed.close()
+    assert write_or_drop(closed, "line\n") is False
+    out = io.StringIO()
+    assert write_or_drop(out, "line\n") is True and out.getvalue() == "line\n"
+
+
 def test_default_settings_are_gensims():
     # Settings' docstring: the defaults follow gensim's Word2Vec (but for the model: skip-gram)
     import inspect
@@ -439,6 +469,23 @@ def test_invalid_parameters_at_the_bounds(kw):
     # (min_alpha in [0, alpha]); a one-word sentence piece would have no context
     with pytest.raises(ParameterError):
         Word2Vec(**kw)
+
+
+def test_parameters_at_their_bounds_are_accepted():
+    # the mirror of the test above: each bound itself is a valid value
+    from w2v.settings import MAX_DIM, MAX_EPOCHS, MAX_SENTENCE_LENGTH, MAX_THREADS, MAX_WINDOW, Settings
+
+    s = Settings(dim=MAX_DIM, window=MAX_WINDOW, epochs=MAX_EPOCHS, threads=MAX_THREADS, negative=1000,
+                 max_sentence_length=MAX_SENTENCE_LENGTH, seed=(1 << 64) - 1, min_alpha=0.025, alpha=0.025,
+                 sample=0.0, memory_budget=0, max_vocab_size=1, min_count=1)
+    assert (s.dim, s.window, s.epochs, s.threads, s.negative) == (MAX_DIM, MAX_WINDOW, MAX_EPOCHS, MAX_THREADS, 1000)
+    Settings(threads=1, negative=0, hs=True, min_alpha=0.0, max_sentence_length=2, seed=0)
+
+
+def test_threads_default_to_the_cores_available():
+    from w2v.settings import Settings, available_cores
+
+    assert Settings().threads == available_cores() == Word2Vec().settings.threads
 
 
 @pytest.mark.parametrize("done,eta", [(1000, "0:00:30"), (1, "11:06:30"), (4000, "0:00:00")])
