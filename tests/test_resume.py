@@ -1013,6 +1013,34 @@ def test_crafted_model_files_load_safely(trained, tmp_path):
         HuffmanTree.from_counts(np.array([4 * 10 ** 18, 1]))
 
 
+def test_a_resumed_run_shows_its_progress_as_part_of_the_whole_run(small_corpus, tmp_path):
+    # a 3-epoch run resumed after epoch 1: epoch 2's last line said 50% (of the remaining two)
+    import io
+
+    class Stop(Exception):
+        pass
+
+    m = Word2Vec(**{**FAST, "epochs": 3})
+
+    def stop_after_first(epoch):
+        m.save(str(tmp_path / "ckpt"))
+        raise Stop
+
+    with pytest.raises(Stop):
+        m.train(str(small_corpus), on_epoch_end=stop_after_first)
+    r = Word2Vec.load(str(tmp_path / "ckpt"))
+    assert r.run_state["epochs_done"] == 1
+    err = io.StringIO()
+    r.train(str(small_corpus), quiet=False, progress_stream=err)
+    ends = re.findall(r"^epoch (\d)/3 +([\d.]+)%.* lr ([\d.]+)", err.getvalue(), flags=re.M)
+    a, lo = r.settings.alpha, r.settings.min_alpha
+    want = {"2": (66.7, a - (a - lo) * 2 / 3), "3": (100.0, lo)}
+    last = {e: (float(pct), float(lr)) for e, pct, lr in ends}   # each epoch's last line: its end
+    assert set(last) == {"2", "3"}, err.getvalue()
+    for e, (pct, lr) in want.items():
+        assert last[e][0] == pct and last[e][1] == pytest.approx(lr, abs=1e-6), err.getvalue()
+
+
 def test_epoch_summaries_count_the_epochs_when_each_epoch_is_a_call(small_corpus):
     # with on_epoch_end (checkpoints) each epoch is its own call; the summaries said "epoch 1" every time
     import io

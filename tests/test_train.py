@@ -509,6 +509,27 @@ def test_progress_line_shows_fraction_learning_rate_and_eta(done, eta):
     assert "loss 1.5000" in line and line.rstrip().endswith(f"ETA {eta}"), line
 
 
+def test_progress_of_a_resumed_run_shows_the_whole_run_and_times_the_rest():
+    # 2,000 of 4,000 ids trained before the resume, 1,000 since, in 10 s: 75% of the run, the
+    # learning rate at 75%, and the last 1,000 ids take 10 s more at this process's rate
+    import io
+    import time
+
+    from w2v.settings import Settings
+    from w2v.train import Progress
+
+    s = Settings(threads=1, epochs=4, alpha=0.04, min_alpha=0.0001)
+    out = io.StringIO()
+    p = Progress(4000, s, stream=out, interval=0, words_per_id=2.0)
+    p.resume_from(2000)
+    p.t0 = time.perf_counter() - 10.0
+    p.maybe_report(1000, 3.0, 2, 2, force=True)
+    line = out.getvalue()
+    assert line.startswith("epoch 3/4   75.0%"), line
+    assert f"lr {0.04 - (0.04 - 0.0001) * 0.75:.6f}" in line and "0.2k words/s" in line, line
+    assert line.rstrip().endswith("ETA 0:00:10"), line
+
+
 def test_progress_lines_come_at_most_once_per_interval():
     import io
     import time

@@ -954,7 +954,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
 
         progress = Progress(max(1, epochs * length), s, stream=progress_stream, quiet=quiet,
                             words_per_id=model.corpus_tokens / max(1, length))
-        show_remaining(progress, first, epochs, length)   # the remaining epochs, at the run's rate
+        show_remaining(progress, first, epochs, length)   # % and rate of the whole run
         stats = np.zeros((epochs, 4), np.float64)
         done = 0
         version = 0

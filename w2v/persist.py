@@ -343,11 +343,10 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
 
 
 def show_remaining(progress, first, epochs, length):
-    """Make ``progress`` cover epochs ``first..epochs`` of a run while showing the run's learning rate."""
+    """Make ``progress`` (over all ``epochs``) show a run resumed at epoch ``first``: % done and
+    the learning rate of the whole run, words/s and ETA of the remaining epochs."""
     if progress is not None and first:
-        progress.total = max(1, (epochs - first) * length)
-        run_alpha = progress.alpha_at
-        progress.alpha_at = lambda frac: run_alpha((first + frac * (epochs - first)) / epochs)
+        progress.resume_from(first * length)
 
 
 def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merge=None):

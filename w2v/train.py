@@ -50,6 +50,7 @@ class Progress:
 
     def __init__(self, total_words, settings, stream=None, quiet=False, interval=None, words_per_id=1.0):
         self.total = max(1, total_words)
+        self.done_before = 0    # of a resumed run: what its earlier epochs trained (resume_from)
         self.words_per_id = words_per_id
         self.settings = settings
         self.stream = stream if stream is not None else sys.stderr
@@ -58,6 +59,14 @@ class Progress:
         self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
         self.t0 = time.perf_counter()
         self.last = self.t0
+
+    def resume_from(self, done_before):
+        """A resumed run: ``done_before`` of the ``total`` ids were trained before it.
+
+        % done and the learning rate are the whole run's; words/s and the ETA
+        count only what this process trains.
+        """
+        self.done_before = min(max(0, done_before), self.total)
 
     def alpha_at(self, frac):
         s = self.settings
@@ -69,9 +78,9 @@ class Progress:
             return
         self.last = now
         elapsed = max(now - self.t0, 1e-9)
-        frac = done / self.total
+        frac = (self.done_before + done) / self.total
         rate = done / elapsed
-        eta = (self.total - done) / rate if rate > 0 else float("inf")
+        eta = (self.total - self.done_before - done) / rate if rate > 0 else float("inf")
         rate *= self.words_per_id
         loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
         self.status(f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
