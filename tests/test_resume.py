@@ -1041,6 +1041,18 @@ def test_a_resumed_run_shows_its_progress_as_part_of_the_whole_run(small_corpus,
         assert last[e][0] == pct and last[e][1] == pytest.approx(lr, abs=1e-6), err.getvalue()
 
 
+def test_checkpoint_saves_are_left_out_of_the_progress_rate(small_corpus, monkeypatch):
+    # the time on_epoch_end takes (a checkpoint's save) once counted as training in words/s and ETA
+    import time
+
+    from w2v.train import Progress
+    excluded = []
+    real = Progress.exclude
+    monkeypatch.setattr(Progress, "exclude", lambda self, s: (excluded.append(s), real(self, s)))
+    Word2Vec(**{**FAST, "epochs": 3}).train(str(small_corpus), on_epoch_end=lambda e: time.sleep(0.2))
+    assert len(excluded) == 3 and min(excluded) >= 0.2, excluded
+
+
 def test_epoch_summaries_count_the_epochs_when_each_epoch_is_a_call(small_corpus):
     # with on_epoch_end (checkpoints) each epoch is its own call; the summaries said "epoch 1" every time
     import io

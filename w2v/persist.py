@@ -383,7 +383,10 @@ def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merg
             if on_epoch_end is not None:
                 model._wv = None
                 model.last_train = merge(results, first)
+                t = time.perf_counter()
                 on_epoch_end(b - 1)
+                if progress is not None:   # a checkpoint's save is not training time
+                    progress.exclude(time.perf_counter() - t)
     return merge(results, first)
 
 

@@ -68,6 +68,10 @@ class Progress:
         """
         self.done_before = min(max(0, done_before), self.total)
 
+    def exclude(self, seconds):
+        """Leave ``seconds`` spent on something else (a checkpoint's save) out of words/s and the ETA."""
+        self.t0 += seconds
+
     def alpha_at(self, frac):
         s = self.settings
         return max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, frac))
