@@ -712,18 +712,23 @@ def run(args):
 CLI_FAST = ["--dim", "16", "--min-count", "3", "--threads", "1", "--quiet"]
 
 
-def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
+def checkpoint_stopped_after_first_epoch(corpus, path, epochs):
+    """Train an ``epochs``-epoch run on ``corpus``, save it to ``path`` after its first epoch, stop there."""
     class Stop(Exception):
         pass
 
-    m = Word2Vec(**{**FAST, "epochs": 2})
+    m = Word2Vec(**{**FAST, "epochs": epochs})
 
     def stop(epoch):
-        m.save(str(tmp_path / "ckpt"))
+        m.save(str(path))
         raise Stop
 
     with pytest.raises(Stop):
-        m.train(str(small_corpus), on_epoch_end=stop)
+        m.train(str(corpus), on_epoch_end=stop)
+
+
+def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
+    checkpoint_stopped_after_first_epoch(small_corpus, tmp_path / "ckpt", 2)
     other = tmp_path / "other.txt"
     other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
     res = run(["train", str(other), "--resume", str(tmp_path / "ckpt"), "-o", str(tmp_path / "v.bin"),
@@ -1017,17 +1022,7 @@ def test_a_resumed_run_shows_its_progress_as_part_of_the_whole_run(small_corpus,
     # a 3-epoch run resumed after epoch 1: epoch 2's last line said 50% (of the remaining two)
     import io
 
-    class Stop(Exception):
-        pass
-
-    m = Word2Vec(**{**FAST, "epochs": 3})
-
-    def stop_after_first(epoch):
-        m.save(str(tmp_path / "ckpt"))
-        raise Stop
-
-    with pytest.raises(Stop):
-        m.train(str(small_corpus), on_epoch_end=stop_after_first)
+    checkpoint_stopped_after_first_epoch(small_corpus, tmp_path / "ckpt", 3)
     r = Word2Vec.load(str(tmp_path / "ckpt"))
     assert r.run_state["epochs_done"] == 1
     err = io.StringIO()
