@@ -713,7 +713,8 @@ CLI_FAST = ["--dim", "16", "--min-count", "3", "--threads", "1", "--quiet"]
 
 
 def checkpoint_stopped_after_first_epoch(corpus, path, epochs):
-    """Train an ``epochs``-epoch run on ``corpus``, save it to ``path`` after its first epoch, stop there."""
+    """Train an ``epochs``-epoch run on ``corpus``, save it to ``path`` after its first epoch, stop
+    there; return the model."""
     class Stop(Exception):
         pass
 
@@ -725,10 +726,11 @@ def checkpoint_stopped_after_first_epoch(corpus, path, epochs):
 
     with pytest.raises(Stop):
         m.train(str(corpus), on_epoch_end=stop)
+    return m
 
 
 def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
-    checkpoint_stopped_after_first_epoch(small_corpus, tmp_path / "ckpt", 2)
+    m = checkpoint_stopped_after_first_epoch(small_corpus, tmp_path / "ckpt", 2)
     other = tmp_path / "other.txt"
     other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
     res = run(["train", str(other), "--resume", str(tmp_path / "ckpt"), "-o", str(tmp_path / "v.bin"),
