@@ -79,8 +79,12 @@ def segment_alpha(p0, total, alpha0, min_alpha):
     return float(np.float32(max(alpha0 - (alpha0 - min_alpha) * frac, min_alpha)))
 
 
-def reference(case, arr):
-    """Reference result of a kernel case: ``(syn0, syn1neg, syn1, [loss, examples, kept, seen])``."""
+def reference(case, arr, seeds=(SEED_KEEP, SEED_SEG)):
+    """Reference result of a kernel case: ``(syn0, syn1neg, syn1, [loss, examples, kept, seen])``.
+
+    ``seeds``: ``(seed_keep, seed_seg)`` of the run (:func:`w2v.cuda.host.derive_seeds`).
+    """
+    seed_keep, seed_seg = seeds
     pos_base, total, alpha0, min_alpha, _, _ = run_params(case)
     syn0 = arr["syn0"].astype(np.float64)
     syn1neg = arr["syn1neg"].astype(np.float64)
@@ -98,10 +102,10 @@ def reference(case, arr):
                 stream.append(-1)
                 continue
             seen += 1
-            if (keep_draw(SEED_KEEP, p0 + j) >> 32) < arr["keep"][w]:
+            if (keep_draw(seed_keep, p0 + j) >> 32) < arr["keep"][w]:
                 stream.append(w)
                 kept += 1
-        rng = ref.SplitMix64(segment_state(SEED_SEG, p0))
+        rng = ref.SplitMix64(segment_state(seed_seg, p0))
         sentences, cur = [], []
         for w in stream + [-1]:
             if w < 0:
@@ -151,3 +155,38 @@ def write_train_corpus(path, sentences=16):
             words = clusters[rng.integers(0, 3)]
             f.write(" ".join(words[k] for k in rng.integers(0, 6, 8)) + "\n")
     return path
+
+
+def run_reference(model, batch_tokens, seg_max, epochs=None):
+    """A whole ``train_epochs_cuda`` run of ``model`` in NumPy: ``(syn0, syn1neg, stats per epoch, segments)``.
+
+    The encoded stream is cut into ``ceil(length / batch_tokens)`` equal batches, each batch into
+    segments (:func:`w2v.cuda.host.make_segments`); a segment starting at batch offset ``a`` of the
+    batch at ``start`` trains at global position ``epoch x length + start + a`` of a run of
+    ``epochs x length`` positions, with the run's seeds.
+    """
+    from w2v.cuda.host import derive_seeds, make_segments
+
+    s, t = model.settings, model.tables
+    epochs = epochs or s.epochs
+    length = model._encoded.length
+    ids = model._encoded.stream.read(0, length)
+    n_batches = -(-length // batch_tokens)
+    bsize = -(-length // n_batches)
+    case = dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative, hs=s.hs,
+                shared=not s.exact, total=epochs * length, alpha0=s.alpha, min_alpha=s.min_alpha)
+    arr = dict(syn0=model.syn0, syn1neg=model.syn1neg, syn1=model.syn1, keep=t.keep_threshold,
+               thr=t.noise_threshold, alias=t.noise_alias, codes=t.hs_codes, points=t.hs_points,
+               lengths=t.hs_lengths)
+    stats = np.zeros((epochs, 4))
+    segments = 0
+    for epoch in range(epochs):
+        for start in range(0, length, bsize):
+            batch = ids[start:start + bsize]
+            starts, lens = make_segments(batch, seg_max, s.max_sentence_length)
+            segments += starts.size
+            arr["syn0"], arr["syn1neg"], arr["syn1"], st = reference(
+                dict(case, pos_base=epoch * length + start), dict(arr, ids=batch, starts=starts, lens=lens),
+                derive_seeds(s.seed))
+            stats[epoch] += st
+    return arr["syn0"], arr["syn1neg"], stats, segments

@@ -171,6 +171,51 @@ def main(out_path, workdir):
     res["by-epoch/calls"] = np.array(seen_epochs)
     secs["epochs"] = time.perf_counter() - t
 
+    # ---- Ctrl-C (stop_event) after the first launch: the weights trained so far come back
+    import threading
+    t = time.perf_counter()
+    stop = threading.Event()
+
+    class StopAfterFirstLaunch(Progress):
+        def maybe_report(self, *args, **kwargs):
+            stop.set()
+
+    m = Word2Vec(**settings)
+    m.build_vocab(small)
+    res["stop/initial_syn0"] = m.syn0.copy()
+    res["stop/raised"] = np.array(0)
+    try:
+        train_epochs_cuda(m._encoded, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings, batch_tokens=25,
+                          progress=StopAfterFirstLaunch(1, m.settings, stream=io.StringIO(), interval=0),
+                          stop_event=stop)
+    except KeyboardInterrupt:
+        res["stop/raised"] = np.array(1)
+    res["stop/syn0"] = m.syn0.copy()
+    secs["stop"] = time.perf_counter() - t
+
+    # ---- a kernel launch that fails (first launch, or a training launch): the error as it comes out
+    import w2v.cuda.kernels as kernels
+    real = kernels.get_train_kernel
+    errors = []
+    for fail_first in (True, False):
+        class FailingLaunch:
+            def __getitem__(self, config):
+                def launch(*args):
+                    if fail_first or int(args[3]) > 0:
+                        raise RuntimeError("too many resources\n  requested for launch")
+                return launch
+
+        kernels.get_train_kernel = lambda *a, **k: FailingLaunch()
+        try:
+            train_epochs_cuda(m._encoded, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings)
+            errors.append(["none", ""])
+        except Exception as exc:
+            errors.append([type(exc).__name__, str(exc)])
+        finally:
+            kernels.get_train_kernel = real
+    res["launch/errors"] = np.array(json.dumps(errors))
+    m.close()
+
     res["seconds"] = np.array(json.dumps(secs))
     np.savez(out_path, **res)
 

@@ -182,11 +182,45 @@ def test_streamed_batches_equal_resident_corpus(sim):
 
 
 @needs_numba_cuda
+def test_batched_run_matches_the_numpy_reference_of_the_whole_run(sim, tmp_path):
+    """Every batch's segments train at their global positions (epoch, batch start), with the run's seeds."""
+    from w2v.model import Word2Vec
+
+    m = Word2Vec(**dict(cc.TRAIN_SETTINGS, epochs=2))
+    m.build_vocab(str(cc.write_train_corpus(tmp_path / "small.txt", sentences=8)))
+    syn0, syn1neg, stats, segments = cc.run_reference(m, batch_tokens=25, seg_max=1024)
+    length = m._encoded.length
+    m.close()
+    for name in ("resident", "streamed"):
+        np.testing.assert_allclose(sim[f"{name}/syn0"], syn0, rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(sim[f"{name}/syn1neg"], syn1neg, rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(sim[f"{name}/epoch_loss"], stats[:, 0] / stats[:, 1], rtol=1e-4)
+        # batches of at most batch_tokens ids, as few as that allows
+        assert sim[f"{name}/info"][1:].tolist() == [-(-length // 25), segments]
+    assert not np.allclose(syn0, m.syn0, atol=1e-3)     # it trained
+
+
+@needs_numba_cuda
 def test_epoch_by_epoch_run_equals_one_call(sim):
     """With a checkpoint hook the epochs run one call each, on the same global positions and schedule."""
     assert sim["by-epoch/calls"].tolist() == [[0, 1], [1, 2]]
     np.testing.assert_array_equal(sim["whole/syn0"], sim["by-epoch/syn0"])
     np.testing.assert_allclose(sim["whole/epoch_loss"], sim["by-epoch/epoch_loss"], rtol=1e-12)
+
+
+@needs_numba_cuda
+def test_ctrl_c_between_launches_brings_back_the_weights_trained_so_far(sim):
+    assert sim["stop/raised"] == 1
+    moved = np.abs(sim["stop/syn0"] - sim["stop/initial_syn0"]).max()
+    assert moved > 1e-4                                                     # the first launch's updates
+    assert not np.allclose(sim["stop/syn0"], sim["resident/syn0"], atol=1e-4)   # and not the whole run's
+
+
+@needs_numba_cuda
+def test_failed_kernel_launch_is_a_one_line_device_error(sim):
+    errors = json.loads(str(sim["launch/errors"]))
+    want = ["DeviceError", "CUDA training failed: too many resources requested for launch"]
+    assert errors == [want, want]      # at the first (compiling) launch, and at a training launch
 
 
 # --------------------------------------------------------------------------- host side (no simulator)
@@ -438,3 +472,66 @@ def test_kernels_compile_for_a_real_gpu(monkeypatch):
     cuda.compile_ptx(sample_noise_kernel.py_func, (T.int64, T.uint64, a1(T.int64), a1(T.int32), a1(T.int64)),
                      cc=(9, 0))
     cuda.compile_ptx(keep_kernel.py_func, (a1(T.int32), T.int64, T.uint64, a1(T.int64), a1(T.int8)), cc=(9, 0))
+
+
+def test_cuda_run_epoch_by_epoch_adds_up_the_calls(monkeypatch, small_corpus):
+    # with a checkpoint hook the epochs are one call each: the run's result lists every epoch's
+    # loss and adds up the counts, segments and compile time of the calls
+    import w2v.cuda.train as ct
+    from w2v.model import Word2Vec
+
+    n = [0]
+
+    def fake_train(enc, syn0, syn1neg, syn1, tables, sub, progress=None, stop_event=None,
+                   position_offset=0, total_positions=None, **options):
+        n[0] += 1
+        k = n[0]
+        return {"epoch_loss": [float(k)], "examples": 10 * k, "kept": 100 * k, "words": 1000 * k,
+                "seconds": 0.5 * k, "device": "cuda", "compile_seconds": 0.25 * k, "device_bytes": 7 * k,
+                "device_used_peak_bytes": None, "resident": k == 3, "batches": k, "threads_per_block": 64,
+                "seg_max": 1024, "atomics": True, "max_registers": None, "segments": 3 * k}
+
+    monkeypatch.setattr(ct, "require_cuda", lambda: None)
+    monkeypatch.setattr(ct, "train_epochs_cuda", fake_train)
+    m = Word2Vec(dim=8, epochs=3, min_count=3, threads=1)
+    m.build_vocab(str(small_corpus))
+    seen = []
+    out = ct.run_epochs_cuda(m, on_epoch_end=lambda e: seen.append(list(m.last_train["epoch_loss"])))
+    assert seen == [[1.0], [1.0, 2.0], [1.0, 2.0, 3.0]]
+    assert out["epoch_loss"] == [1.0, 2.0, 3.0] and out["first_epoch"] == 0
+    assert (out["examples"], out["kept"], out["words"], out["segments"]) == (60, 600, 6000, 18)
+    assert out["seconds"] == pytest.approx(3.0) and out["compile_seconds"] == pytest.approx(1.5)
+    assert out["device_bytes"] == 21 and out["batches"] == 3 and out["resident"] is True   # the last call's
+    m.close()
+
+
+def test_default_threads_per_block_are_whole_warps():
+    from w2v.cuda.host import default_threads
+    assert [default_threads(d) for d in (1, 32, 33, 100, 256, 300)] == [32, 32, 64, 128, 256, 256]
+
+
+def test_plan_kernel_refuses_threads_per_block_out_of_range():
+    from w2v.cuda.train import plan_kernel
+    from w2v.settings import Settings
+
+    s = Settings(dim=16, window=2, negative=2, threads=1)
+    assert plan_kernel(s, 1, threads=4)[2] == 4 and plan_kernel(s, 1, threads=1024)[2] == 1024
+    for bad in (3, 1025):
+        with pytest.raises(ParameterError, match=rf"threads per block must be in \[4, 1024\] \(got {bad}\)"):
+            plan_kernel(s, 1, threads=bad)
+
+
+def test_make_segments_never_cuts_a_sentence_that_fits_in_a_segment():
+    rng = np.random.default_rng(2)
+    pieces = []
+    for n in rng.integers(1, 30, 200):
+        pieces.append(rng.integers(0, 50, n))
+        pieces.append([-1])
+    ids = np.concatenate(pieces).astype(np.int32)
+    starts, lens = _check_segments(ids, 64, 10_000)
+    seg_of = np.full(ids.size, -1)
+    for k, (a, n) in enumerate(zip(starts, lens)):
+        seg_of[a:a + n] = k
+    ends = np.flatnonzero(ids < 0)
+    for a, b in zip(np.concatenate([[0], ends[:-1] + 1]), ends):   # each sentence [a, b)
+        assert len(set(seg_of[a:b])) == 1, (a, b)                   # lies in one segment

@@ -476,3 +476,310 @@ def test_ctrl_c_on_a_terminal_reaches_only_the_driver():
             proc.wait()
     assert proc.returncode == 0 and out == "interrupted\n", (out, err)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+# --------------------------------------------------------------------------- one-process reference of the rounds
+def _two_files(small_corpus, tmp_path, b_text=None):
+    """Two files under 64 KiB (one shard, hence one lane, each): lane 0 = file a, lane 1 = file b."""
+    lines = small_corpus.read_text(encoding="utf-8").splitlines(True)
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("".join(lines[:150]), encoding="utf-8")
+    b.write_text("".join(lines[150:200]) if b_text is None else b_text, encoding="utf-8")
+    assert a.stat().st_size < 1 << 16
+    return a, b
+
+
+def _encoded_ids(model, path):
+    """``path`` encoded with ``model``'s vocabulary by the one-process reader (sentence ends as -1)."""
+    from w2v.corpus import encode_corpus
+    scanned = scan_corpus([str(path)])
+    remap = np.array([model.vocab.index.get(w, -2) for w in scanned.words], np.int32)
+    enc = encode_corpus(scanned, remap, len(model.vocab))
+    ids = enc.stream.read(0, enc.length)
+    enc.close()
+    return ids
+
+
+def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=None, model=None):
+    """The Dask run done in this process: rounds of one slice per lane (file), merged as the driver does.
+
+    In round ``r`` of ``R`` (``R = ceil(stream length / (lanes x round_words))``) lane ``k`` trains
+    tokens ``[n_k r / R, n_k (r + 1) / R)`` of its file from the weights at the round's start,
+    at the global position of the round's first tokens, the learning rate times the lanes
+    that train in the round (merge "mean"); the changed rows are merged and added.
+    Returns ``(model, per-epoch stats, R, stream length, per-round log)``.
+    """
+    from w2v.distributed import _train_slice, changed_rows, merge_round
+    from w2v.train import kernel_params
+
+    m = model if model is not None else Word2Vec(**settings).build_vocab([str(f) for f in files])
+    s = m.settings
+    lanes = [_encoded_ids(m, f) for f in files]
+    length = sum(x.size for x in lanes)
+    n_rounds = -(-length // (len(lanes) * round_words))
+    weights = [m.syn0, m.syn1neg, m.syn1]
+    setup = {"tables": m.tables, "params": dict(kernel_params(s), seed=s.seed)}
+    stats = np.zeros((s.epochs, 4))
+    log = []
+    for epoch in (epochs_range or range(s.epochs)):
+        for r in range(n_rounds):
+            bounds = [(x.size * r // n_rounds, x.size * (r + 1) // n_rounds) for x in lanes]
+            active = [k for k, (lo, hi) in enumerate(bounds) if hi > lo]
+            parts = []
+            for k in active:
+                lo, hi = bounds[k]
+                work = [w.copy() for w in weights]
+                sched = dict(lane=k, round=(epoch, r), position=epoch * length + sum(a for a, _ in bounds),
+                             round_total=sum(b - a for a, b in bounds), total=s.epochs * length,
+                             lr_scale=float(len(active)) if merge == "mean" else 1.0)
+                stats[epoch] += _train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
+                parts.append(tuple(map(list, zip(*(changed_rows(w, b) for w, b in zip(work, weights))))))
+            update = merge_round(weights, parts, merge)
+            log.append(dict(epoch=epoch, round=r, tokens=sum(b - a for a, b in bounds),
+                            bytes_up=sum(a.nbytes for p in parts for x in p for a in x),
+                            bytes_down=sum(a.nbytes for u in update for a in u) * len(active),
+                            rows=[int(u[0].size) for u in update]))
+    return m, stats, n_rounds, length, log
+
+
+@pytest.mark.parametrize("merge, b_text", [
+    ("mean", None), ("touched", None),
+    ("mean", "the of\n"),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
+])
+def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text):
+    from w2v.train import run_totals
+
+    files = _two_files(small_corpus, tmp_path, b_text)
+    kw = dict(FAST, epochs=2)
+    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=700, merge=merge)
+    ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, 700, merge)
+    d = m.last_train["distributed"]
+    assert (d["shards"], d["lanes"], d["rounds_per_epoch"], d["stream_length"]) == (2, 2, n_rounds, length)
+    assert n_rounds >= 3 and d["rounds"] == 2 * n_rounds and d["merge"] == merge
+    if b_text is not None:
+        assert n_rounds > 3   # more rounds than lane 1 has ids: it sits some out
+    assert m.vocab.words == ref.vocab.words
+    for a, b in zip((m.syn0, m.syn1neg), (ref.syn0, ref.syn1neg)):
+        assert np.array_equal(a, b)
+    want = run_totals(stats, 0.0)
+    lt = m.last_train
+    assert [lt[k] for k in ("examples", "kept", "words")] == [want[k] for k in ("examples", "kept", "words")]
+    np.testing.assert_allclose(lt["epoch_loss"], want["epoch_loss"], rtol=1e-12)
+    # the report: every round's tokens, rows and bytes; means over the rounds; the weights sent to each worker
+    keys = ("epoch", "round", "tokens", "bytes_up", "bytes_down", "rows")
+    assert [{k: x[k] for k in keys} for x in d["log"]] == log
+    assert d["bytes_up_per_round"] == pytest.approx(np.mean([x["bytes_up"] for x in log]))
+    assert d["bytes_down_per_round"] == pytest.approx(np.mean([x["bytes_down"] for x in log]))
+    assert d["initial_broadcast_bytes"] == 2 * (m.syn0.nbytes + m.syn1neg.nbytes + m.syn1.nbytes)
+    assert d["fallbacks"] == sum(x["fallbacks"] for x in d["log"]) < d["rounds"]
+    assert m.corpus_tokens == ref.corpus_tokens and m.run_state["corpus_words"] == ref._encoded.n_words
+
+
+def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, small_corpus, tmp_path):
+    # the checkpoint holds the weights after exactly one epoch; the resumed run trains epochs 2-3
+    # at their places in the original schedule (positions, learning rate, random draws)
+    class Stop(Exception):
+        pass
+
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    kw = dict(FAST, epochs=3)
+    ckpt = tmp_path / "ckpt"
+    m = Word2Vec(**kw)
+    seen = []
+
+    def on_epoch_end(epoch):
+        seen.append((epoch, m.run_state["epochs_done"], len(m.last_train["epoch_loss"])))
+        m.save(str(ckpt))
+        raise Stop
+
+    with pytest.raises(Stop):
+        m.train(files, client=client, round_words=700, on_epoch_end=on_epoch_end)
+    assert seen == [(0, 1, 1)]
+    saved = Word2Vec.load(str(ckpt))
+    ref = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1))[0]
+    assert np.array_equal(saved.syn0, ref.syn0) and np.array_equal(saved.syn1neg, ref.syn1neg)
+
+    resumed = saved.train(files, client=client, round_words=700)
+    stats = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1, 3), model=ref)[1]
+    assert np.array_equal(resumed.syn0, ref.syn0) and np.array_equal(resumed.syn1neg, ref.syn1neg)
+    lt = resumed.last_train
+    assert lt["first_epoch"] == 1 and resumed.run_state["epochs_done"] == 3
+    assert lt["words"] == int(stats[1:, 3].sum()) and lt["examples"] == int(stats[1:, 1].sum())
+    np.testing.assert_allclose(lt["epoch_loss"], stats[1:, 0] / stats[1:, 1], rtol=1e-12)
+
+
+def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, small_corpus, tmp_path):
+    # a replica lost while round 1 trains: the stale lane is trained again from the driver's
+    # weights with the round's own position and draws, so the run equals the one without the fault
+    from w2v.distributed import _forget_run
+
+    def hook(info):
+        if (info["epoch"], info["round"]) == (0, 2):
+            client.run(_forget_run, info["run_id"], workers=[info["workers"][1]])
+
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    kw = dict(FAST, epochs=2)
+    m = Word2Vec(**kw).train(files, client=client, round_words=700, _round_hook=hook)
+    ref = _rounds_in_one_process(kw, files, 700, "mean")[0]
+    d = m.last_train["distributed"]
+    assert d["fallbacks"] >= 1 and d["rounds"] >= 8
+    assert d["fallbacks"] < d["rounds"] // 2      # the rounds after it start from the merged updates again
+    assert np.array_equal(m.syn0, ref.syn0) and np.array_equal(m.syn1neg, ref.syn1neg)
+    assert m.last_train["words"] == 2 * int(m.vocab.counts.sum())
+
+
+def _patch_on_workers(client, name, message, typed=False):
+    """Make ``w2v.distributed.<name>`` raise (``DistributedError`` if ``typed``, else ``RuntimeError``)
+    on every worker; returns the undo function."""
+    def patch(on):
+        import w2v.distributed as d
+        saved = "_saved_" + name
+        if on:
+            setattr(d, saved, getattr(d, name))
+
+            def broken(*args, **kwargs):
+                raise (d.DistributedError if typed else RuntimeError)(message)
+            setattr(d, name, broken)
+        elif hasattr(d, saved):
+            setattr(d, name, d.__dict__.pop(saved))
+        return True
+
+    client.run(patch, True)
+    return lambda: client.run(patch, False)
+
+
+def test_a_lane_that_keeps_failing_is_a_one_line_distributed_error(client, small_corpus, tmp_path):
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    undo = _patch_on_workers(client, "_train_slice", "out of\n  memory")
+    try:
+        with pytest.raises(DistributedError) as info:
+            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
+    finally:
+        undo()
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg in ("round 1 of epoch 1 failed on lane 0: out of memory",
+                   "round 1 of epoch 1 failed on lane 1: out of memory"), msg
+    # the workers are fine again: the next run trains
+    m = Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700)
+    assert m.last_train["words"] == int(m.vocab.counts.sum())
+
+
+def test_a_failing_merge_is_a_distributed_error_naming_the_round(client, small_corpus, tmp_path):
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    # a typed error of the merge (a worker's row outside the weights) reaches the caller as it is
+    undo = _patch_on_workers(client, "merge_updates", "a worker returned a row index outside the weights",
+                             typed=True)
+    try:
+        with pytest.raises(DistributedError, match="^a worker returned a row index outside the weights$"):
+            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
+    finally:
+        undo()
+    undo = _patch_on_workers(client, "merge_updates", "cannot allocate")
+    try:
+        with pytest.raises(DistributedError, match="^merging round 1 of epoch 1 failed: cannot allocate$"):
+            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
+    finally:
+        undo()
+
+
+def test_a_failing_merge_with_a_multi_line_cause_is_a_one_line_error(client, small_corpus, tmp_path):
+    # the merge's error text once went into the DistributedError as it was, newlines included
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    undo = _patch_on_workers(client, "merge_updates", "cannot\n  allocate")
+    try:
+        with pytest.raises(DistributedError) as info:
+            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
+    finally:
+        undo()
+    assert str(info.value) == "merging round 1 of epoch 1 failed: cannot allocate"
+
+
+def test_progress_lines_of_a_dask_run(client, small_corpus, tmp_path):
+    import io
+    import re
+
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    kw = dict(FAST, epochs=2)
+    out = io.StringIO()
+    m = Word2Vec(**kw).train(files, client=client, round_words=700, quiet=False, progress_stream=out)
+    ref = Word2Vec(**kw).build_vocab(files)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith(f"vocabulary: {len(ref.vocab):,} words (min_count=3) covering "
+                               f"{ref._encoded.n_words:,} of {ref.corpus_tokens:,} tokens; 2 shards in 2 lanes "
+                               "on 2 Dask workers (")
+    for epoch, pct in ((1, "50.0"), (2, "100.0")):
+        # each epoch's end: a progress line at its share of the run, then its mean loss
+        ends = [i for i, x in enumerate(lines) if x.startswith(f"epoch {epoch}: mean loss ")]
+        assert len(ends) == 1, lines
+        assert lines[ends[0]].startswith(f"epoch {epoch}: mean loss {m.last_train['epoch_loss'][epoch - 1]:.4f}")
+        assert re.match(rf"epoch {epoch}/2 +{pct}% ", lines[ends[0] - 1]), lines
+
+
+def test_a_corpus_without_a_word_of_the_models_vocabulary_is_refused(client, small_corpus, tmp_path):
+    from w2v.errors import VocabularyError
+    files = [str(f) for f in _two_files(small_corpus, tmp_path)]
+    m = Word2Vec(**dict(FAST, epochs=1)).build_vocab(files)
+    other = tmp_path / "other.txt"
+    other.write_text("qqq zzz xxyy\n" * 50, encoding="utf-8")
+    with pytest.raises(VocabularyError, match="no word of the corpus is in the model's vocabulary"):
+        m.train(str(other), client=client)
+
+
+def test_malformed_scheduler_address_is_a_clear_error():
+    for address in ("tcp://127.0.0.1:notaport", "foo://bar"):
+        with pytest.raises(DistributedError, match=f"^cannot reach the Dask scheduler at {address}: "):
+            with dask_client(address, connect_timeout=1):
+                pass
+
+
+def test_local_dask_client_starts_the_workers_asked_for_and_stops_them():
+    with dask_client(threads_per_worker=2) as c:
+        c.wait_for_workers(2, timeout=60)
+        assert sorted(c.nthreads().values()) == [2, 2]      # 2 worker processes by default
+        cluster = c.cluster
+    assert cluster.status.name == "closed" and c.status == "closed"
+
+
+class _FakeClient:
+    def __init__(self, status="running", nthreads=None):
+        self.status = status
+        self.scheduler = type("S", (), {"address": "tcp://10.1.2.3:8786"})()
+        self._nthreads = nthreads or {}
+
+    def nthreads(self):
+        return self._nthreads
+
+
+def test_cluster_turns_client_failures_into_typed_one_line_errors():
+    from concurrent.futures import CancelledError
+
+    from w2v.distributed import _Cluster
+    from w2v.errors import CorpusError
+
+    def fails(exc):
+        def call():
+            raise exc
+        return call
+
+    running = _Cluster(_FakeClient())
+    with pytest.raises(DistributedError) as info:
+        running.call(fails(OSError("Connection reset\n  by peer")))
+    assert str(info.value) == ("lost the connection to the Dask scheduler at tcp://10.1.2.3:8786 "
+                               "(Connection reset by peer)")
+    with pytest.raises(DistributedError, match=r"^Dask cancelled the training tasks \(1 Future cancelled\)$"):
+        running.call(fails(CancelledError("1 Future\ncancelled")))
+    with pytest.raises(CorpusError, match="^bad file$"):     # the library's own errors go on as they are
+        running.call(fails(CorpusError("bad file")))
+    with pytest.raises(KeyError):                          # and so do errors that are not the cluster's
+        running.call(fails(KeyError("x")))
+    closed = _Cluster(_FakeClient(status="closed"))
+    with pytest.raises(DistributedError, match=r"^lost the connection to the Dask scheduler at tcp://10.1.2.3:8786"):
+        closed.call(fails(CancelledError()))
+    with pytest.raises(DistributedError, match=r"^lost the connection to the Dask scheduler at tcp://10.1.2.3:8786$"):
+        closed.wait_for_worker(timeout=60)
+    with pytest.raises(DistributedError, match=r"^lost the connection"):
+        closed.wait([])
+    with pytest.raises(DistributedError, match=r"^no Dask worker left at tcp://10.1.2.3:8786 for 0s$"):
+        running.wait_for_worker(timeout=0)
+    _Cluster(_FakeClient(nthreads={"tcp://w": 1})).wait_for_worker(timeout=0)   # a worker is there

@@ -143,3 +143,77 @@ def test_updates_that_do_not_fit_the_weights_are_refused():
     assert not w.any()
     apply_update([w], [(np.array([3], np.int32), np.full((1, 4), 2, np.int16), np.full(1, 0.5, np.float32))])
     assert w[3].tolist() == [1.0] * 4 and w.sum() == 4.0
+
+
+def _lane_setup(tmp_path, **kw):
+    from w2v import Word2Vec
+    from w2v.train import kernel_params
+    p = tmp_path / "c.txt"
+    p.write_text("a b c d e f g h\n" * 20, encoding="utf-8")
+    m = Word2Vec(dim=4, min_count=1, threads=1, **kw).build_vocab(str(p))
+    return m, {"tables": m.tables, "params": dict(kernel_params(m.settings), seed=m.settings.seed)}
+
+
+def test_lane_slice_follows_the_global_learning_rate_schedule(monkeypatch, tmp_path):
+    # the cluster advances round_total positions while a thread trains its part of the lane's
+    # slice: the learning rate at the thread's j-th token is the run's at position + j * round_total / part
+    import w2v.kernels.cpu as kc
+    from w2v.distributed import _train_slice
+
+    m, setup = _lane_setup(tmp_path, alpha=0.03, min_alpha=0.001)
+    calls = []
+
+    def fake(sub, pos0, total, *args):   # the threads call it in any order: sorted by offset after
+        offset = (sub.ctypes.data - tokens.ctypes.data) // sub.itemsize
+        calls.append(dict(offset=offset, sub=sub.copy(), pos0=pos0, total=total, alpha=args[14],
+                          min_alpha=args[15], rng=int(args[-2][0])))
+        args[-1][:4] = [1.5, 2, 3, sub.size]
+
+    def train(sched, n_tokens, threads):
+        calls.clear()
+        stats = _train_slice(tokens[:n_tokens], weights, setup, sched, threads)
+        calls.sort(key=lambda c: c["offset"])
+        return stats
+
+    monkeypatch.setattr(kc, "train_tokens", fake)
+    tokens = (np.arange(25_001) % 7).astype(np.int32)
+    weights = [m.syn0.copy(), m.syn1neg.copy(), m.syn1.copy()]
+    P, T, N = 1_234_567, 75_000, 9_000_000
+    sched = dict(lane=1, round=(2, 5), position=P, round_total=T, total=N, lr_scale=3.0)
+    stats = train(sched, tokens.size, 2)
+    assert len(calls) == 2                                           # 25,001 tokens: two threads
+    assert np.array_equal(np.concatenate([c["sub"] for c in calls]), tokens)
+    for c in calls:
+        n = c["sub"].size
+        for j in (0, n // 2, n):
+            assert (c["pos0"] + j) / c["total"] == pytest.approx((P + j * T / n) / N, abs=1e-6)
+        assert c["alpha"] == pytest.approx(0.09) and c["min_alpha"] == pytest.approx(0.003)   # x lr_scale
+    assert stats.tolist() == [3.0, 4.0, 6.0, 25_001.0]
+    first = calls[0]["rng"]
+    assert first != calls[1]["rng"]
+    # the same round and lane draw the same numbers; another lane or round other ones
+    rngs = []
+    for lane, rnd in ((1, (2, 5)), (0, (2, 5)), (1, (2, 6)), (1, (3, 5))):
+        train(dict(sched, lane=lane, round=rnd), tokens.size, 2)
+        rngs.append(calls[0]["rng"])
+    assert rngs[0] == first and len(set(rngs)) == 4
+    # a slice under 10,000 tokens a thread is not split
+    train(sched, 15_000, 4)
+    assert len(calls) == 1 and calls[0]["sub"].size == 15_000
+
+
+def test_full_state_replaces_a_replica_at_another_version(tmp_path):
+    from w2v.distributed import _RUNS, _forget_run, _replica_for
+
+    m, setup = _lane_setup(tmp_path)
+    w1 = [m.syn0.copy(), m.syn1neg.copy(), m.syn1.copy()]
+    w3 = [w + 1 for w in w1]
+    try:
+        rep = _replica_for("full-run", 1, ("full", {"setup": setup, "weights": w1, "version": 1}))
+        assert rep.version == 1 and _RUNS["full-run"] is rep
+        assert _replica_for("full-run", 1, ("full", {"setup": setup, "weights": w3, "version": 1})) is rep
+        # a replica left behind (it missed rounds) takes the full weights it is sent
+        new = _replica_for("full-run", 3, ("full", {"setup": setup, "weights": w3, "version": 3}))
+        assert new.version == 3 and all(np.array_equal(a, b) for a, b in zip(new.weights, w3))
+    finally:
+        _forget_run("full-run")

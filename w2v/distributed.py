@@ -1006,7 +1006,8 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                 if isinstance(error, W2VError):
                     raise error
                 raise DistributedError(f"merging round {rnd['spec']['round'] + 1} of epoch "
-                                       f"{rnd['spec']['epoch'] + 1} failed: {error}")
+                                       f"{rnd['spec']['epoch'] + 1} failed: "
+                                       + (" ".join(str(error).split()) or type(error).__name__))
             return bad
 
         apply_loader.join()
