@@ -28,7 +28,7 @@ import tempfile
 import threading
 import warnings
 import zlib
-from collections import defaultdict
+from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -39,6 +39,7 @@ SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
 DEFAULT_CHUNK_CHARS = 1 << 18  # characters read at a time (bounded transient memory)
 DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
+SCAN_LAG = 2          # chunks the counting stage of the threaded scan may fall behind the split
 MAX_TOKEN_CHUNKS = 64  # a run without a separator longer than this many chunks is cut (bounded memory)
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 _SIMPLE_SEPARATOR = re.compile(r"[\W_]")   # what ``simple`` never keeps
@@ -587,32 +588,33 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1):
 
     With ``threads`` > 1 the two stages overlap: this thread reads and splits
     chunk *k* (:func:`~w2v.kernels.tokenize.split_tokens`) while a second one
-    counts chunk *k* - 1 (:func:`~w2v.kernels.tokenize.count_tokens`, the
+    counts the chunks before (:func:`~w2v.kernels.tokenize.count_tokens`, the
     only writer of the vocabulary, so ids keep their order of first
-    occurrence).  Both stages run without the GIL.
+    occurrence), up to :data:`SCAN_LAG` chunks behind, so that neither stage
+    waits on the other's slower chunks.  Both stages run without the GIL.
     """
     from .kernels.tokenize import ByteVocabulary, TokenItems
     vocab = ByteVocabulary()
-    batches = (TokenItems(), TokenItems())   # chunk k is split into one while the other is counted
+    # chunk k is split into one of these while up to SCAN_LAG chunks before it are counted
+    batches = [TokenItems() for _ in range(SCAN_LAG + 1)]
     pool = ThreadPoolExecutor(1, thread_name_prefix="w2v-scan") if threads > 1 else None
-    pending = None     # (count result or future, its TokenItems) of the chunk before
+    pending = deque()  # (count result or future, its TokenItems) of the chunks not collected yet
     n_tokens = 0
     n_files = 0
     done = 0
     chunks = 0
     sentinel = np.full(1, SENTINEL, np.int32)
 
-    def collect():
-        """Wait for the pending count; its ids go to the stream (in chunk order)."""
-        nonlocal pending, n_tokens
-        if pending is None:
-            return
-        job, items = pending
-        pending = None
-        written, newlines = job.result() if pool is not None else job
-        if written:
-            stream.append(items.ids[:written].copy())   # the arrays are reused two chunks on
-        n_tokens += written - newlines
+    def collect(keep=0):
+        """Wait for the pending counts, oldest first, until ``keep`` are left; their ids go to
+        the stream (in chunk order)."""
+        nonlocal n_tokens
+        while len(pending) > keep:
+            job, items = pending.popleft()
+            written, newlines = job.result() if pool is not None else job
+            if written:
+                stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
+            n_tokens += written - newlines
 
     try:
         for path in files:
@@ -632,14 +634,14 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1):
                     # token_pieces does
                     force = not final and buf.size >= MAX_TOKEN_CHUNKS * chunk_bytes
                     n = _char_boundary(buf) if force else buf.size
-                    items = batches[chunks % 2]
+                    collect(keep=SCAN_LAG)   # the count that last used these arrays is done
+                    items = batches[chunks % len(batches)]
                     chunks += 1
                     consumed, n_items = items.split(buf, n, final or force)
-                    collect()
                     if pool is not None:
-                        pending = (pool.submit(vocab.count, buf, items, n_items), items)
+                        pending.append((pool.submit(vocab.count, buf, items, n_items), items))
                     else:
-                        pending = (vocab.count(buf, items, n_items), items)
+                        pending.append((vocab.count(buf, items, n_items), items))
                     carry = text[consumed:]
                     if progress is not None:
                         progress(done, n_tokens)
