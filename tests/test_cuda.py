@@ -248,12 +248,18 @@ def _check_segments(ids, seg_max, msl):
     return starts, lens
 
 
-def test_make_segments_packs_sentences_and_splits_long_ones():
-    rng = np.random.default_rng(0)
+def _random_sentences(rng, count, longest):
+    """``count`` sentences of 1 to ``longest - 1`` ids below 50, each followed by a sentence end."""
     pieces = []
-    for n in rng.integers(1, 40, 300):
+    for n in rng.integers(1, longest, count):
         pieces.append(rng.integers(0, 50, n))
         pieces.append([-1])
+    return pieces
+
+
+def test_make_segments_packs_sentences_and_splits_long_ones():
+    rng = np.random.default_rng(0)
+    pieces = _random_sentences(rng, 300, 40)
     pieces.append(rng.integers(0, 50, 500))            # one long sentence, no trailing end
     ids = np.concatenate(pieces).astype(np.int32)
     starts, lens = _check_segments(ids, 64, 10_000)
@@ -522,12 +528,7 @@ def test_plan_kernel_refuses_threads_per_block_out_of_range():
 
 
 def test_make_segments_never_cuts_a_sentence_that_fits_in_a_segment():
-    rng = np.random.default_rng(2)
-    pieces = []
-    for n in rng.integers(1, 30, 200):
-        pieces.append(rng.integers(0, 50, n))
-        pieces.append([-1])
-    ids = np.concatenate(pieces).astype(np.int32)
+    ids = np.concatenate(_random_sentences(np.random.default_rng(2), 200, 30)).astype(np.int32)
     starts, lens = _check_segments(ids, 64, 10_000)
     seg_of = np.full(ids.size, -1)
     for k, (a, n) in enumerate(zip(starts, lens)):

@@ -5,6 +5,7 @@ Checks: merged vocabulary counts equal a single pass exactly; vectors within
 the same settings; a worker killed during a round; the scheduler going away
 (one-line error, checkpoint intact); the CLI options.
 """
+import contextlib
 import json
 import logging
 import lzma
@@ -628,9 +629,10 @@ def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, s
     assert m.last_train["words"] == 2 * int(m.vocab.counts.sum())
 
 
-def _patch_on_workers(client, name, message, typed=False):
-    """Make ``w2v.distributed.<name>`` raise (``DistributedError`` if ``typed``, else ``RuntimeError``)
-    on every worker; returns the undo function."""
+@contextlib.contextmanager
+def _broken_on_workers(client, name, message, typed=False):
+    """Within the block, ``w2v.distributed.<name>`` raises (``DistributedError`` if ``typed``, else
+    ``RuntimeError``) on every worker."""
     def patch(on):
         import w2v.distributed as d
         saved = "_saved_" + name
@@ -645,17 +647,21 @@ def _patch_on_workers(client, name, message, typed=False):
         return True
 
     client.run(patch, True)
-    return lambda: client.run(patch, False)
+    try:
+        yield
+    finally:
+        client.run(patch, False)
+
+
+def _train_two_files(client, files):
+    return Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
 
 
 def test_a_lane_that_keeps_failing_is_a_one_line_distributed_error(client, small_corpus, tmp_path):
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
-    undo = _patch_on_workers(client, "_train_slice", "out of\n  memory")
-    try:
-        with pytest.raises(DistributedError) as info:
-            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
-    finally:
-        undo()
+    with _broken_on_workers(client, "_train_slice", "out of\n  memory"), \
+            pytest.raises(DistributedError) as info:
+        _train_two_files(client, files)
     msg = str(info.value)
     assert "\n" not in msg
     assert msg in ("round 1 of epoch 1 failed on lane 0: out of memory",
@@ -668,30 +674,21 @@ def test_a_lane_that_keeps_failing_is_a_one_line_distributed_error(client, small
 def test_a_failing_merge_is_a_distributed_error_naming_the_round(client, small_corpus, tmp_path):
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
     # a typed error of the merge (a worker's row outside the weights) reaches the caller as it is
-    undo = _patch_on_workers(client, "merge_updates", "a worker returned a row index outside the weights",
-                             typed=True)
-    try:
-        with pytest.raises(DistributedError, match="^a worker returned a row index outside the weights$"):
-            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
-    finally:
-        undo()
-    undo = _patch_on_workers(client, "merge_updates", "cannot allocate")
-    try:
-        with pytest.raises(DistributedError, match="^merging round 1 of epoch 1 failed: cannot allocate$"):
-            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
-    finally:
-        undo()
+    message = "a worker returned a row index outside the weights"
+    with _broken_on_workers(client, "merge_updates", message, typed=True), \
+            pytest.raises(DistributedError, match=f"^{message}$"):
+        _train_two_files(client, files)
+    with _broken_on_workers(client, "merge_updates", "cannot allocate"), \
+            pytest.raises(DistributedError, match="^merging round 1 of epoch 1 failed: cannot allocate$"):
+        _train_two_files(client, files)
 
 
 def test_a_failing_merge_with_a_multi_line_cause_is_a_one_line_error(client, small_corpus, tmp_path):
     # the merge's error text once went into the DistributedError as it was, newlines included
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
-    undo = _patch_on_workers(client, "merge_updates", "cannot\n  allocate")
-    try:
-        with pytest.raises(DistributedError) as info:
-            Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700, retries=0)
-    finally:
-        undo()
+    with _broken_on_workers(client, "merge_updates", "cannot\n  allocate"), \
+            pytest.raises(DistributedError) as info:
+        _train_two_files(client, files)
     assert str(info.value) == "merging round 1 of epoch 1 failed: cannot allocate"
 
 

@@ -775,17 +775,23 @@ def test_cli_save_model_and_resume(small_corpus, tmp_path):
     assert res.exit_code != 0 and "--update-vocab" in res.output
 
 
-def test_cli_resume_applies_explicit_options_in_their_units(small_corpus, tmp_path):
-    # --memory-budget is in MiB and --max-vocab is the setting max_vocab_size, on --resume as on a new run
+def settings_of_a_resumed_run(corpus, tmp_path, options):
+    """Save a 1-epoch model trained on ``corpus``, resume it with the CLI ``options``; the
+    resumed run's settings (from its --report-json)."""
     full = tmp_path / "full"
-    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1",
+    res = run(["train", str(corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1",
                "--save-model", str(full)] + CLI_FAST)
     assert res.exit_code == 0, res.output
     rep = tmp_path / "r.json"
-    res = run(["train", "-o", str(tmp_path / "v2.bin"), "--resume", str(full), "--memory-budget", "2",
-               "--max-vocab", "50", "--report-json", str(rep), "--quiet"])
+    res = run(["train", "-o", str(tmp_path / "v2.bin"), "--resume", str(full), "--report-json", str(rep),
+               "--quiet"] + options)
     assert res.exit_code == 0, res.output
-    settings = json.loads(rep.read_text())["settings"]
+    return json.loads(rep.read_text())["settings"]
+
+
+def test_cli_resume_applies_explicit_options_in_their_units(small_corpus, tmp_path):
+    # --memory-budget is in MiB and --max-vocab is the setting max_vocab_size, on --resume as on a new run
+    settings = settings_of_a_resumed_run(small_corpus, tmp_path, ["--memory-budget", "2", "--max-vocab", "50"])
     assert settings["memory_budget"] == 2 << 20 and settings["max_vocab_size"] == 50
     assert settings["dim"] == 16 and settings["min_count"] == 3          # the saved settings otherwise
 
@@ -794,15 +800,8 @@ def test_cli_resume_threads_zero_means_the_cores_available(small_corpus, tmp_pat
     # --resume once passed the 0 through to the settings, which refused it
     from w2v.settings import available_cores
 
-    full = tmp_path / "full"
-    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1",
-               "--save-model", str(full)] + CLI_FAST)
-    assert res.exit_code == 0, res.output
-    rep = tmp_path / "r.json"
-    res = run(["train", "-o", str(tmp_path / "v2.bin"), "--resume", str(full), "--threads", "0",
-               "--report-json", str(rep), "--quiet"])
-    assert res.exit_code == 0, res.output          # a new run takes --threads 0 (test_cli.py)
-    assert json.loads(rep.read_text())["settings"]["threads"] == available_cores()
+    # a new run takes --threads 0 (test_cli.py)
+    assert settings_of_a_resumed_run(small_corpus, tmp_path, ["--threads", "0"])["threads"] == available_cores()
 
 
 def test_cli_resume_of_a_model_trained_on_standard_input_needs_a_corpus(small_corpus, tmp_path):
