@@ -454,8 +454,8 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         the others) and once at its end.
     threads : int
         With 2 or more, the whitespace tokenizer (without ``lowercase``) splits
-        one chunk while a second thread counts the one before; the result is
-        the same.
+        one chunk while a second thread counts the ones before (up to
+        :data:`SCAN_LAG` behind); the result is the same.
 
     Returns
     -------
