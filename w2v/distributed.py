@@ -554,14 +554,14 @@ def _counts_task(scan):
     return scan.words, scan.counts
 
 
-def _replaced_task(scan):
+def _replaced_bytes(scan):
     """A shard's words that hold U+FFFD, their counts, and its replaced byte sequences."""
     bad = [i for i, w in enumerate(scan.words) if "\ufffd" in w]
     return [scan.words[i] for i in bad], [int(scan.counts[i]) for i in bad], int(scan.replaced)
 
 
 def _merge_replaced(parts):
-    """:func:`_replaced_task`'s results of every shard as ``(words, counts, sequences)`` for
+    """:func:`_replaced_bytes` of every shard as ``(words, counts, sequences)`` for
     :func:`w2v.corpus.warn_replaced_bytes` (words in first-occurrence order)."""
     total = {}
     for words, counts, _ in parts:
@@ -591,7 +591,8 @@ def _encode_task(scan, vocab_index):
 
 
 def _shape_task(ids, scan):
-    return int(ids.size), int(np.count_nonzero(ids >= 0)), int(scan.n_tokens)
+    """An encoded shard's length, in-vocabulary words and raw tokens, and its :func:`_replaced_bytes`."""
+    return int(ids.size), int(np.count_nonzero(ids >= 0)), int(scan.n_tokens), _replaced_bytes(scan)
 
 
 # =========================================================================== driver side
@@ -747,8 +748,7 @@ class _Cluster:
         return self.call(self.client.scatter, [obj], broadcast=broadcast, hash=False)[0]
 
 
-_PINNED_TASKS = {"_scan_task", "_counts_task", "_replaced_task", "_encode_task", "_shape_task", "_round_task",
-                 "_merge_round_task"}
+_PINNED_TASKS = {"_scan_task", "_counts_task", "_encode_task", "_shape_task", "_round_task", "_merge_round_task"}
 
 
 def _is_comm_error(exc):
@@ -899,18 +899,16 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         encoded = [submit(_encode_task, f, vocab_index, lane=lane_of[i]) for i, f in enumerate(scans)]
         held.extend(encoded)
         shapes_f = [submit(_shape_task, e, f, lane=lane_of[i]) for i, (e, f) in enumerate(zip(encoded, scans))]
-        replaced_f = [submit(_replaced_task, f, lane=lane_of[i]) for i, f in enumerate(scans)]
-        cluster.wait(shapes_f + replaced_f)
+        cluster.wait(shapes_f)
         shapes = [cluster.call(f.result) for f in shapes_f]
-        replaced = _merge_replaced([cluster.call(f.result) for f in replaced_f])
-        del scans, shapes_f, replaced_f   # the encoded shards keep their lineage
+        del scans, shapes_f   # the encoded shards keep their lineage
         n_tokens = sum(x[2] for x in shapes)
         n_words = sum(x[1] for x in shapes)
         length = sum(x[0] for x in shapes)
         if n_tokens == 0:
             raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
         # as one process does, with a new vocabulary or the model's
-        bad_words, bad_counts, sequences = replaced
+        bad_words, bad_counts, sequences = _merge_replaced([x[3] for x in shapes])
         warn_replaced_bytes(bad_words, bad_counts, corpus_files, sequences, s.tokenizer, stacklevel=3)
         if n_words == 0:
             raise VocabularyError("no word of the corpus is in the model's vocabulary")
