@@ -356,3 +356,14 @@ def test_closed_stdout_pipe_stops_quietly(model):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 1
     assert err == "", err                     # was "Error: [Errno 32] Broken pipe"
+
+
+@pytest.mark.parametrize("name", ["q.txt.gz", "q.txt.bz2", "q.txt.xz"])
+def test_eval_names_a_corrupt_compressed_file(model, tmp_path, name):
+    # a corrupt .gz or .bz2 set printed gzip's "Not a gzipped file" or bz2's "Invalid data stream"
+    # alone, without the file's name (a corrupt .xz one named it)
+    _, path = model
+    bad = tmp_path / name
+    bad.write_bytes(b"not compressed at all")
+    for option in ("--analogies", "--pairs"):
+        assert_one_line_error(run(["eval", path, option, bad]), name, "cannot read")

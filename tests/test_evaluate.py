@@ -374,3 +374,173 @@ def test_analogies_3cosmul_near_opposite_words_match_gensim_cosmul(tmp_path):
         predicted = gensim_cosmul_answer(g, a, b, c)
         assert got[(a, b, c, d)] == ("correct" if predicted == d else "incorrect"), (a, b, c, d, predicted)
     assert len(sections[-1]["correct"]) > 20
+
+
+# --------------------------------------------------------------------------- mutation-audit additions
+@pytest.mark.parametrize("restrict_vocab", [-1, True, 2.5, "10"])
+def test_a_bad_restrict_vocab_is_refused(tmp_path, restrict_vocab):
+    # not a silent index_to_key[:-1] for -1, nor a vocabulary of one word for True
+    kv = KeyedVectors(*offset_model())
+    questions, pairs = tmp_path / "q.txt", tmp_path / "p.txt"
+    questions.write_text(": s\nx0 y0 x1 y1\n")
+    pairs.write_text("x0 y0 1\nx1 y2 2\nx2 y3 3\n")
+    with pytest.raises(ParameterError, match="restrict_vocab"):
+        evaluate_word_analogies(kv, questions, restrict_vocab=restrict_vocab)
+    with pytest.raises(ParameterError, match="restrict_vocab"):
+        evaluate_word_pairs(kv, pairs, restrict_vocab=restrict_vocab)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # gensim's own init_sims
+@pytest.mark.parametrize("n_words", [7, 8, 9])
+def test_analogies_on_a_vocabulary_as_small_as_the_candidate_list(tmp_path, n_words):
+    # each question looks at the 5 + 3 best candidates: a vocabulary (or restrict_vocab) of
+    # about that many words takes the full-sort path at 8 and below
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    rng = np.random.default_rng(n_words)
+    words = [f"w{i}" for i in range(n_words)]
+    vectors = rng.standard_normal((n_words, 5)).astype(np.float32)
+    quads = [rng.choice(n_words, 4, replace=False) for _ in range(25)]
+    path = tmp_path / "q.txt"
+    path.write_text(": small\n" + "".join(" ".join(words[i] for i in q) + "\n" for q in quads))
+    g = gensim_kv.KeyedVectors(5)
+    g.add_vectors(words, vectors)
+    kv = KeyedVectors(words, vectors)
+    for restrict_vocab in (None, 8):
+        kwargs = dict(case_insensitive=False, restrict_vocab=restrict_vocab)
+        gscore, gsections = g.evaluate_word_analogies(str(path), **kwargs)
+        score, sections = kv.evaluate_word_analogies(path, **kwargs)
+        sections_equal(sections, gsections)
+        assert score == gscore
+    _, sections = kv.evaluate_word_analogies(path, case_insensitive=False, method="3cosmul", restrict_vocab=None)
+    expected = [tuple(words[i] for i in q) for q in quads
+                if gensim_cosmul_answer(g, *(words[i] for i in q[:3])) == words[q[3]]]
+    assert sections[-1]["correct"] == expected
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # gensim's own init_sims inside its evaluation
+@pytest.mark.parametrize("seed", [0, 6])
+def test_analogies_3cosmul_skip_other_case_variants_like_gensim(tmp_path, seed):
+    # the reference: gensim's own evaluation loop asking most_similar_cosmul instead of most_similar
+    # (whose restrict_vocab gensim 4.4 ignores: the whole vocabulary here). In seed 6 a question
+    # ranks b or c among its best five candidates: gensim asks for topn + 3 candidates, so five
+    # remain once the question words are dropped
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    words, vectors, path = _case_variant_analogies(tmp_path, seed)
+    g = gensim_kv.KeyedVectors(vectors.shape[1])
+    g.add_vectors(words, vectors)
+    g.most_similar = g.most_similar_cosmul
+    kv = KeyedVectors(words, vectors)
+    gscore, gsections = g.evaluate_word_analogies(str(path))
+    score, sections = kv.evaluate_word_analogies(path, method="3cosmul")
+    sections_equal(sections, gsections)
+    assert score == gscore
+    assert sections[-1]["correct"] and sections[-1]["incorrect"]
+
+
+def _cosmul_answers(vectors, questions, eps):
+    """The 3CosMul answer of each (a, b, c) row triple, with ``eps`` in the denominator (NumPy, float64)."""
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    out = []
+    for a, b, c in questions:
+        shifted = (1 + unit @ unit[[a, b, c]].T) / 2
+        scores = shifted[:, 1] * shifted[:, 2] / (shifted[:, 0] + eps)
+        scores[[a, b, c]] = -np.inf
+        out.append(int(np.argmax(scores)))
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # gensim's own init_sims
+def test_analogies_3cosmul_denominator_offset_is_gensims(tmp_path):
+    # b and c lie close to a, and the vocabulary holds a word exactly opposite to a: its numerator
+    # is tiny and its denominator about 0, so gensim's 1e-6 (not a larger offset) lets it win
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    rng = np.random.default_rng(2)
+    dim, n_q = 6, 12
+    rows, questions = [], []
+    for q in range(n_q):
+        a = rng.standard_normal(dim)
+        rows += [a, a + 0.1 * np.linalg.norm(a) * rng.standard_normal(dim),
+                 a + 0.1 * np.linalg.norm(a) * rng.standard_normal(dim), -a]
+        questions.append((4 * q, 4 * q + 1, 4 * q + 2))
+    rows += list(rng.standard_normal((20, dim)))
+    vectors = np.array(rows, np.float32)
+    words = [f"w{i}" for i in range(len(vectors))]
+    answers = _cosmul_answers(vectors.astype(np.float64), questions, 1e-6)
+    # the offset decides: with 1e-3 most answers change
+    assert sum(x != y for x, y in zip(answers, _cosmul_answers(vectors.astype(np.float64), questions, 1e-3))) > n_q // 2
+    path = tmp_path / "q.txt"
+    path.write_text(": opposite\n" + "".join(f"{words[a]} {words[b]} {words[c]} {words[4 * q + 3]}\n"
+                                             for q, (a, b, c) in enumerate(questions)))
+    g = gensim_kv.KeyedVectors(dim)
+    g.add_vectors(words, vectors)
+    _, sections = KeyedVectors(words, vectors).evaluate_word_analogies(path, case_insensitive=False, method="3cosmul",
+                                                                       restrict_vocab=None)
+    expected = [(words[a], words[b], words[c], words[4 * q + 3]) for q, (a, b, c) in enumerate(questions)
+                if gensim_cosmul_answer(g, words[a], words[b], words[c]) == words[4 * q + 3]]
+    assert sections[-1]["correct"] == expected and len(expected) > n_q // 2
+    assert [words[i] for i in answers] == [gensim_cosmul_answer(g, words[a], words[b], words[c])
+                                           for a, b, c in questions]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # gensim's own init_sims
+def test_analogy_lines_gensim_skips_and_section_names(tmp_path):
+    # lines of 3 or 5 words are skipped (not questions), a section starts with ': ' and its name is
+    # stripped, as in gensim
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    words, vecs = offset_model()
+    path = tmp_path / "q.txt"
+    path.write_text(":  first  \nx0 y0 x1 y1\nx0 y0 x2\nx0 y0 x2 y2 x3\n:no-space\n\nx1 y1 x3 y3\n"
+                    ": second\t\nx4 y4 x5 y5\n")
+    g = gensim_kv.KeyedVectors(vecs.shape[1])
+    g.add_vectors(words, vecs)
+    score, sections = KeyedVectors(words, vecs).evaluate_word_analogies(path)
+    gscore, gsections = g.evaluate_word_analogies(str(path))
+    sections_equal(sections, gsections)
+    assert [s["section"] for s in sections] == ["first", "second", "Total accuracy"]
+    assert len(sections[-1]["correct"]) + len(sections[-1]["incorrect"]) == 3 and score == gscore
+
+
+def test_correlations_stay_within_minus_one_and_one():
+    # x against itself: the float64 dot product of the unit-length centred vectors can round past 1
+    rng = np.random.default_rng(0)
+    for n in range(2, 40):
+        x = rng.standard_normal(n)
+        assert ev.pearson(x, x)[0] <= 1.0 and ev.pearson(x, -x)[0] >= -1.0
+        assert ev.pearson(x, 3 * x + 1)[0] <= 1.0 and ev.spearman(x, x)[0] <= 1.0
+
+
+def test_word_pair_lines_with_a_non_finite_score_are_skipped(tmp_path):
+    # "nan" and "inf" parse as floats but are no score: such a line is skipped like a header
+    kv = KeyedVectors(*offset_model())
+    plain = tmp_path / "p.txt"
+    plain.write_text("x0 y0 9\nx1 y1 1\nx2 x3 4\n")
+    odd = tmp_path / "odd.txt"
+    odd.write_text("x0 y0 9\nx4 y4 nan\nx1 y1 1\nx5 y5 inf\nx2 x3 4\nx6 y6 -Infinity\n")
+    assert kv.evaluate_word_pairs(odd, case_insensitive=False) == kv.evaluate_word_pairs(plain, case_insensitive=False)
+
+
+@pytest.mark.parametrize("name,data", [("q.txt.gz", b"not gzip data"), ("q.txt.bz2", b"not bz2 data"),
+                                       ("q.txt.xz", b"not xz data"), ("dir", None)])
+def test_unreadable_evaluation_files_raise_format_error(tmp_path, name, data):
+    # a corrupt .gz or .bz2 file raised gzip.BadGzipFile / OSError, not the FormatError of a corrupt .xz
+    kv = KeyedVectors(*offset_model())
+    path = tmp_path / name
+    if data is None:
+        path.mkdir()
+    else:
+        path.write_bytes(data)
+    for evaluate in (evaluate_word_analogies, evaluate_word_pairs):
+        with pytest.raises(FormatError, match=f"{name}: "):
+            evaluate(kv, path)
+
+
+def test_word_pair_fields_are_stripped(tmp_path):
+    # "word, word, score" (a space after each comma) reads as "word,word,score"
+    kv = KeyedVectors(*offset_model())
+    plain = tmp_path / "p.csv"
+    plain.write_text("x0,y0,9\nx1,y1,1\nx2,x3,4\n")
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("x0, y0, 9\n x1 ,y1 , 1\nx2,  x3,4 \n")
+    expected = kv.evaluate_word_pairs(plain, case_insensitive=False)
+    assert kv.evaluate_word_pairs(spaced, case_insensitive=False) == expected
+    assert kv.evaluate_word_pairs(spaced, case_insensitive=False)[2] == 0.0

@@ -5,13 +5,17 @@ import gzip
 import json
 import lzma
 import os
+import stat
+import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import w2v.formats as formats
+from w2v.atomic import atomic_write, atomic_write_text
 from cli.main import main
 from w2v.errors import FormatError, OutputError, ParameterError
 from w2v.formats import (inspect, load, load_native, load_word2vec_format, save, save_native,
@@ -140,6 +144,12 @@ def test_inspect_reports_truncated_files(tmp_path):
     short.write_text("3 2\na 0 1\nb 2 3\n")
     with pytest.raises(FormatError, match="truncated"):
         inspect(short)
+    # the smallest text file the header allows (no final newline), and one byte less
+    text.write_text("3 2\na 0 1\nb 2 3\nc 4 5")
+    assert inspect(text)["count"] == 3 and load(text).vector_size == 2
+    text.write_text("3 2\na 0 1\nb 2 3\nc 4 ")
+    with pytest.raises(FormatError, match="truncated"):
+        inspect(text)
 
 
 def test_header_smaller_than_data_is_an_error_unless_a_limit_asks_for_a_prefix(tmp_path):
@@ -234,6 +244,18 @@ def test_native_refuses_to_replace_other_directories(tmp_path):
     afile.write_text("x")
     with pytest.raises(OutputError):
         save_native(make_kv(), afile)
+    # a meta.json of another program does not make a directory a w2v model
+    (other / "meta.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(OutputError, match="refusing"):
+        save_native(make_kv(), other)
+    assert sorted(os.listdir(other)) == ["meta.json", "precious.txt"]
+    # a link to a model is not replaced by a directory (nor is the model it points to touched)
+    save_native(make_kv(seed=1), tmp_path / "real")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(OutputError, match="not a model directory"):
+        save_native(make_kv(), tmp_path / "link")
+    assert (tmp_path / "link").is_symlink()
+    same(make_kv(seed=1), load(tmp_path / "real"))
     empty = tmp_path / "empty"
     empty.mkdir()
     save_native(make_kv(), empty)
@@ -468,7 +490,8 @@ def test_random_bytes(tmp_path):
     (b"5\n", "header"),
     (b"5 4 3\n", "header"),
     (b"-1 4\n", "header"),
-    (b"5 0\n", "header"),
+    (b"5 0\n", "bad header"),
+    (b"0 0\n", "bad header"),
     (b"3 2\na 1 2\nb 3 4\n", "line 4"),                 # header count larger than the data
     (b"2 3\na 1 2 3\nb 1 2\n", "line 3"),               # too few numbers
     (b"2 3\na 1 2 3\nb 1 2 3 4\n", "line 3"),           # too many numbers
@@ -481,6 +504,7 @@ def test_random_bytes(tmp_path):
     (b"2 2\na 1 2\nb 1_0 1\n", "'1_0'"),               # float() reads 10.0, strtof 1: neither
     (b"2 2\na 1 2\nb \xd9\xa3 1\n", "line 3"),          # an Arabic-Indic digit: float() takes it
     (b"2 2\na 1 2\nb 0x1p3 1\n", "line 3"),             # a hex float (strtof's, not float()'s)
+    (b"2 2\na 1\t2\nb 3\t4\n", "single spaces"),        # tab-separated: detected as text, with a hint
 ])
 def test_corrupt_word2vec_files(tmp_path, content, match):
     p = tmp_path / "bad.txt"
@@ -520,6 +544,10 @@ def test_binary_header_dim_larger_than_data(tmp_path):
     expect_format_error(p, match="end of file")
     p.write_bytes(raw_binary(["a", "b"], np.ones((2, 3), np.float32), header="1000000000000 3\n"))
     expect_format_error(p, match="end of file")
+    # a compressed file's size says nothing of its records: the first allocation is bounded anyway
+    gz = tmp_path / "big.bin.gz"
+    gz.write_bytes(gzip.compress(raw_binary(["a", "b"], np.ones((2, 3), np.float32), header="1000000000000 3\n")))
+    expect_format_error(gz, match="end of file")
 
 
 def test_missing_and_directory_paths(tmp_path):
@@ -561,9 +589,18 @@ def test_corrupt_native(tmp_path):
     p = fresh("no_tab")
     (p / "vocab.tsv").write_text("".join(lines[:-1]) + "a 1\n", encoding="utf-8")
     expect_format_error(p, match="line 5")
+    p = fresh("version")
+    (p / "meta.json").write_text(json.dumps({**json.loads((p / "meta.json").read_text()), "version": 2}))
+    expect_format_error(p, match="unsupported native format version 2")
+    p = fresh("settings")
+    (p / "meta.json").write_text(json.dumps({**json.loads((p / "meta.json").read_text()), "settings": [1]}))
+    expect_format_error(p, match="settings must be an object")
     p = fresh("shape")
     np.save(p / "vectors.npy", np.ones((4, 4), np.float32))
     expect_format_error(p, match="shape")
+    p = fresh("integers")
+    np.save(p / "vectors.npy", np.ones((5, 4), np.int32))
+    expect_format_error(p, match="not floating point")
     p = fresh("truncated_npy")
     data = (p / "vectors.npy").read_bytes()
     (p / "vectors.npy").write_bytes(data[:-7])
@@ -882,6 +919,9 @@ def test_native_writer_refuses_negative_counts_before_writing(tmp_path):
     with pytest.raises(FormatError, match="counts must be >= 0"):
         save_native(kv, tmp_path / "m")
     assert not os.listdir(tmp_path)
+    kv = KeyedVectors(["a", "b"], np.ones((2, 2), np.float32), counts=[3, 0])     # 0 is a count
+    save_native(kv, tmp_path / "m")
+    assert load(tmp_path / "m").counts.tolist() == [3, 0]
 
 
 # --------------------------------------------------------------------------- in-place conversion
@@ -991,3 +1031,227 @@ def test_native_limit_keeps_exactly_that_many_words(tmp_path):
         n = min(limit, len(kv))
         assert back.index_to_key == kv.index_to_key[:n] and np.array_equal(back.vectors, kv.vectors[:n])
         assert back.counts.tolist() == kv.counts[:n].tolist()
+
+
+# --------------------------------------------------------------------------- more readers and writers
+@pytest.mark.parametrize("limit", [0, -1, True, 1.5, "2"])
+def test_limit_must_be_a_positive_integer(tmp_path, limit):
+    # True is an int to Python: it read one vector instead of being refused
+    save_word2vec_format(make_kv(), tmp_path / "v.bin")
+    save_native(make_kv(), tmp_path / "nat")
+    for path in (tmp_path / "v.bin", tmp_path / "nat"):
+        with pytest.raises(ParameterError, match="limit"):
+            load(path, limit=limit)
+    with pytest.raises(ParameterError, match="limit"):
+        load_word2vec_format(tmp_path / "v.bin", limit=limit)
+    assert len(load(tmp_path / "v.bin", limit=np.int64(2))) == 2    # any Integral is fine
+
+
+@pytest.mark.parametrize("name,source_format,opener", [
+    ("V.BIN.GZ", "word2vec-binary", gzip.open), ("V.Txt.Xz", "word2vec-text", lzma.open),
+    ("V.VEC", "word2vec-text", open),
+])
+def test_suffixes_are_case_insensitive(tmp_path, name, source_format, opener):
+    """The format and the compression are chosen by suffix in any case, saving and loading."""
+    kv = make_kv()
+    path = tmp_path / name
+    save(kv, path)
+    assert path.is_file()
+    with opener(path, "rb") as f:
+        assert f.read().startswith(b"5 4\n")
+    back = load(path)
+    same(kv, back)
+    assert back.source_format == source_format
+
+
+@pytest.mark.parametrize("fmt,source_format", [("bin", "word2vec-binary"), ("binary", "word2vec-binary"),
+                                               ("text", "word2vec-text"), ("txt", "word2vec-text"),
+                                               ("vec", "word2vec-text"), ("native", "native")])
+def test_save_format_names(tmp_path, fmt, source_format):
+    # the format given overrides the suffix
+    kv = make_kv()
+    save(kv, tmp_path / "out", format=fmt)
+    back = load(tmp_path / "out")
+    same(kv, back)
+    assert back.source_format == source_format
+
+
+def test_gzip_output_does_not_depend_on_the_time(tmp_path):
+    # the gzip header's MTIME field (bytes 4-7, RFC 1952) is 0: the same vectors give the same file
+    save_word2vec_format(make_kv(), tmp_path / "v.bin.gz")
+    data = (tmp_path / "v.bin.gz").read_bytes()
+    assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\0\0\0\0"
+
+
+@pytest.mark.parametrize("block", [1, 5, 64])
+def test_reading_in_small_blocks_and_growing_the_matrix(tmp_path, monkeypatch, block):
+    """Records and lines cut across read blocks, and a matrix that must grow, read the same;
+    byte offsets in error messages stay absolute (counted from the start of the file)."""
+    monkeypatch.setattr(formats, "_BLOCK", block)
+    monkeypatch.setattr(formats, "_binary_capacity", lambda path, count, dim: 1)
+    kv = make_kv(7, 3)
+    for name, binary in (("v.bin", True), ("v.txt", False), ("v.bin.gz", True)):
+        save_word2vec_format(kv, tmp_path / name, binary=binary)
+        for b in (binary, None):
+            same(kv, load_word2vec_format(tmp_path / name, binary=b))
+    vecs = np.ones((4, 2), np.float32)
+    vecs[3, 1] = np.nan
+    data = raw_binary(["a", "b", "c", "d"], vecs)
+    (tmp_path / "nan.bin").write_bytes(data)
+    expect_format_error(tmp_path / "nan.bin", match=f"byte offset {data.index(b'd ')}:")
+    empty = data.replace(b"\nc ", b"\n ")
+    at = empty.index(b"\n ") + 1
+    (tmp_path / "empty.bin").write_bytes(empty)
+    expect_format_error(tmp_path / "empty.bin", binary=True, match=f"byte offset {at}: empty word in record 3")
+    text = b"2 2\na 1 2\nb 3 4\n\n  c 5 6\n"
+    (tmp_path / "after.txt").write_bytes(text)
+    expect_format_error(tmp_path / "after.txt", match=f"byte offset {text.index(b'c')}: data after")
+
+
+def test_a_binary_file_whose_first_vector_is_zero_is_detected_as_binary(tmp_path):
+    # zero bytes are valid UTF-8: the sniffer must not take a padding vector for text
+    vecs = np.zeros((3, 4), np.float32)
+    vecs[1:] = np.arange(8).reshape(2, 4) + 1
+    p = tmp_path / "pad.bin"
+    p.write_bytes(raw_binary(["<pad>", "a", "b"], vecs))
+    back = load(p)
+    assert back.source_format == "word2vec-binary" and back.index_to_key == ["<pad>", "a", "b"]
+    assert np.array_equal(back.vectors, vecs)
+    assert inspect(p)["format"] == "word2vec-binary"
+
+
+@pytest.mark.parametrize("unicode_errors", ["strict", "replace"])
+def test_a_binary_word_holding_a_newline_loads_as_gensim_loads_it(tmp_path, unicode_errors):
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    vecs = np.arange(6, dtype=np.float32).reshape(3, 2)
+    p = tmp_path / "nl.bin"
+    p.write_bytes(raw_binary(["x\ny", "z", "é"], vecs))
+    back = load(p, binary=True, unicode_errors=unicode_errors)
+    theirs = gensim_kv.KeyedVectors.load_word2vec_format(str(p), binary=True)
+    assert back.index_to_key == list(theirs.index_to_key) == ["x\ny", "z", "é"]
+    assert np.array_equal(back.vectors, vecs)
+
+
+def test_text_errors_past_the_first_batch_name_the_right_line(tmp_path):
+    # lines are parsed 4096 at a time: the line numbers of later batches must not drift
+    n = 5000
+    lines = [f"w{i} {i} 1" for i in range(n)]
+    lines[4500] = "w4500 1 x"
+    p = tmp_path / "long.txt"
+    p.write_text(f"{n} 2\n" + "\n".join(lines) + "\n")
+    expect_format_error(p, binary=False, match="line 4502: cannot parse 'x'")
+    lines[4500] = "w4500 1 2 3"
+    p.write_text(f"{n} 2\n" + "\n".join(lines) + "\n")
+    expect_format_error(p, binary=False, match="line 4502: expected a word and 2 values")
+
+
+@pytest.mark.parametrize("name", ["nat", "v.bin", "v.txt"])
+def test_an_empty_model_round_trips(tmp_path, name):
+    # numpy cannot memory-map no bytes: an empty native model is read instead
+    kv = KeyedVectors([], np.empty((0, 3), np.float32))
+    save(kv, tmp_path / name)
+    for mmap in (True, False):
+        back = load(tmp_path / name, mmap=mmap)
+        assert len(back) == 0 and back.vectors.shape == (0, 3)
+
+
+@pytest.mark.parametrize("stored", [np.float64, np.float16, "fortran"])
+def test_native_vectors_of_another_dtype_or_order_load_as_c_ordered_float32(tmp_path, stored):
+    kv = make_kv(5, 4)
+    path = tmp_path / "m"
+    save_native(kv, path)
+    arr = np.asfortranarray(kv.vectors) if stored == "fortran" else kv.vectors.astype(stored)
+    np.save(path / "vectors.npy", arr)
+    for mmap in (True, False):
+        back = load(path, mmap=mmap)
+        assert back.vectors.dtype == np.float32 and back.vectors.flags.c_contiguous
+        assert np.array_equal(back.vectors, np.asarray(arr, dtype=np.float32))
+
+
+def test_native_settings_with_numpy_values_and_paths_are_saved_as_json(tmp_path):
+    kv = make_kv()
+    kv.settings = {"corpus": tmp_path / "c.txt", "window": np.int64(5), "alpha": np.float32(0.5),
+                   "sizes": np.arange(3)}
+    save_native(kv, tmp_path / "m")
+    assert load(tmp_path / "m").settings == {"corpus": str(tmp_path / "c.txt"), "window": 5, "alpha": 0.5,
+                                             "sizes": [0, 1, 2]}
+
+
+def test_a_native_model_directory_gets_the_mode_mkdir_would_give(tmp_path):
+    # the directory is made by mkdtemp (mode 0700): once renamed in, it gets 0777 less the umask
+    old = os.umask(0o027)
+    try:
+        save_native(make_kv(), tmp_path / "m")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "m").st_mode) == 0o750
+
+
+# --------------------------------------------------------------------------- atomic writes
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
+def test_an_interrupted_atomic_write_leaves_the_old_file_and_no_temporary(tmp_path, exc):
+    path = tmp_path / "v.bin"
+    path.write_bytes(b"old")
+    with pytest.raises(exc):
+        with atomic_write(path) as fh:
+            fh.write(b"new, half written")
+            # the data go to a hidden file next to the target (same file system: the rename is atomic)
+            (tmp,) = set(os.listdir(tmp_path)) - {"v.bin"}
+            assert tmp.startswith(".v.bin.") and tmp.endswith(".tmp")
+            raise exc
+    assert path.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["v.bin"]
+
+
+def test_atomic_write_text_encodes(tmp_path):
+    atomic_write_text(tmp_path / "a.txt", "naïve 日本語\n")
+    assert (tmp_path / "a.txt").read_bytes() == "naïve 日本語\n".encode("utf-8")
+    atomic_write_text(tmp_path / "b.txt", "naïve", encoding="utf-16")
+    assert (tmp_path / "b.txt").read_bytes() == "naïve".encode("utf-16")
+
+
+def _open_fifo(path):
+    """A named pipe at ``path`` with a read end (returned) and a write end kept open (so reads wait)."""
+    os.mkfifo(path)
+    r = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    w = os.open(path, os.O_WRONLY)
+    os.set_blocking(r, True)
+    return r, w
+
+
+def test_a_named_pipe_is_written_through_not_replaced(tmp_path):
+    # renaming over a pipe (or a device) would replace it with a plain file that nobody reads
+    kv = make_kv()
+    fifo = tmp_path / "pipe.bin"
+    r, w = _open_fifo(fifo)
+    try:
+        save_word2vec_format(kv, fifo)            # small enough for the pipe's buffer
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 1 << 16):
+            data += chunk
+    finally:
+        os.close(r)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert data == raw_binary(kv.index_to_key, kv.vectors)
+    assert os.listdir(tmp_path) == ["pipe.bin"]
+
+
+def test_a_pipe_closed_by_its_reader_is_an_output_error(tmp_path):
+    # `w2v convert ... -o pipe` with a reader that quits (head): a typed error, not a traceback
+    kv = make_kv(2000, 50)                        # 400 KB: more than a pipe holds
+    fifo = tmp_path / "pipe.bin"
+    r, w = _open_fifo(fifo)
+
+    def read_a_little_and_quit():
+        os.read(r, 1)
+        os.close(r)
+
+    reader = threading.Thread(target=read_a_little_and_quit, daemon=True)
+    reader.start()
+    try:
+        with pytest.raises(OutputError, match="pipe.bin"):
+            save_word2vec_format(kv, fifo)
+    finally:
+        reader.join(10)
+        os.close(w)

@@ -150,6 +150,8 @@ def _corrupt_cases(path):
 
     v = int(json.loads((path / "model.json").read_text())["vocab_size"])
     points = np.load(path / "huffman_points.npy")
+    codes = np.load(path / "huffman_codes.npy")
+    lengths = np.load(path / "huffman_lengths.npy")
     return {
         "syn1neg-truncated": ("syn1neg.npy", truncate("syn1neg.npy")),
         "syn1-truncated": ("syn1.npy", truncate("syn1.npy", 0.9)),
@@ -181,7 +183,32 @@ def _corrupt_cases(path):
         "vectors-header": ("vectors.npy", flip("vectors.npy", "dim sign", 0x0D)),  # once OverflowError
         "vocab-count": ("vocab.tsv", edit_vocab(path, lambda w, c: (w, "1_0"))),
         "vocab-empty-word": ("vocab.tsv", edit_vocab(path, lambda w, c: ("", c))),
+        "format": ("model.json", edit_json("model.json", lambda o: o.update(format="w2v-native"))),
+        "vocab-size": ("model.json", edit_json("model.json", lambda o: o.update(vocab_size=v + 1))),
+        "epochs-done-one-past": ("model.json", edit_json("model.json", lambda o: o["training"].update(
+            epochs_done=o["training"]["epochs"] + 1))),
+        "training-bool": ("model.json", edit_json("model.json", lambda o: o["training"].update(epochs_done=True))),
+        "training-negative": ("model.json", edit_json("model.json", lambda o: o["training"].update(corpus_length=-1))),
+        "corpus-files": ("model.json", edit_json("model.json", lambda o: o["training"].update(corpus_files="a.txt"))),
+        "sharded": ("model.json", edit_json("model.json", lambda o: o["training"].update(sharded="yes"))),
+        "syn1-shape": ("syn1.npy", replace_npy("syn1.npy", np.zeros((v, 16), np.float32))),
+        # the Huffman arrays index syn1 and each other in kernels without bounds checks
+        "lengths-zero": ("huffman_lengths.npy", replace_npy("huffman_lengths.npy", set_at(lengths, 0, 0))),
+        "lengths-too-long": ("huffman_lengths.npy", replace_npy("huffman_lengths.npy",
+                                                                set_at(lengths, 0, points.shape[1] + 1))),
+        "points-negative": ("huffman_points.npy", replace_npy("huffman_points.npy", set_at(points, (0, 0), -1))),
+        "points-one-past": ("huffman_points.npy", replace_npy("huffman_points.npy", set_at(points, (0, 0), v - 1))),
+        "codes-rows": ("huffman_codes.npy", lambda: (replace_npy("huffman_codes.npy", codes[:-1])(),
+                                                      replace_npy("huffman_points.npy", points[:-1])())),
+        "lengths-rows": ("huffman_lengths.npy", replace_npy("huffman_lengths.npy", lengths[:-1])),
     }
+
+
+def set_at(arr, at, value):
+    """A copy of ``arr`` with ``arr[at] = value``."""
+    arr = arr.copy()
+    arr[at] = value
+    return arr
 
 
 def zero_counts(path):
@@ -208,7 +235,9 @@ def edit_vocab(path, fn):
     "points-missing", "model-json-missing", "syn1neg-float64", "syn1neg-shape", "syn1neg-pickled",
     "points-out-of-range", "version", "settings", "bad-setting", "epochs-done", "vectors-nan",
     "syn1neg-nan", "syn1-inf", "syn1neg-header", "vectors-header", "vocab-count", "vocab-empty-word",
-    "codes-not-binary"])
+    "codes-not-binary", "format", "vocab-size", "epochs-done-one-past", "training-bool", "training-negative",
+    "corpus-files", "sharded", "syn1-shape", "lengths-zero", "lengths-too-long", "points-negative",
+    "points-one-past", "codes-rows", "lengths-rows"])
 def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, tmp_path, case):
     path = tmp_path / "model"
     trained["cbow-hs-ns"].save(str(path))
@@ -361,6 +390,15 @@ def test_a_save_killed_between_its_renames_loads_the_version_left_aside(trained,
     assert_same_model(Word2Vec.load(str(path)), m)
 
 
+def test_of_two_versions_left_aside_the_newest_loads(trained, tmp_path):
+    # two saves killed between their renames: the later one left the more recent model aside
+    path = tmp_path / "model"
+    trained["sg-ns"].save(str(tmp_path / ".model.0ld3r.old"))
+    trained["sg-hs"].save(str(tmp_path / ".model.n3w3r.old"))
+    os.utime(tmp_path / ".model.0ld3r.old", (1e9, 1e9))
+    assert_same_model(Word2Vec.load(str(path)), trained["sg-hs"])
+
+
 def test_saving_over_a_read_only_model_leaves_nothing_aside(small_corpus, tmp_path):
     # a model kept chmod 555 was replaced, but its old copy stayed as .m.*.old (its files
     # could not be deleted from a folder without write permission)
@@ -426,6 +464,8 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     assert calls == [(1, 0, 2 * length), (1, length, 2 * length)]
     assert seen == [(0, 1), (1, 2)]
     assert m.last_train["epoch_loss"] == one.last_train["epoch_loss"]
+    for key in ("examples", "kept", "words"):      # summed over the per-epoch calls
+        assert m.last_train[key] == one.last_train[key], key
     assert_same_model(one, m)
 
     # "interrupted" after epoch 1: the checkpoint records it and resumes the remaining epoch
@@ -455,6 +495,43 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     assert u.last_train["first_epoch"] == 0 and len(u.last_train["epoch_loss"]) == 2
     assert u.run_state == {"epochs": 2, "epochs_done": 2, "corpus_length": other_length,
                            "corpus_words": u._encoded.n_words, "corpus_files": [str(other)]}
+
+
+def test_a_model_with_a_setting_of_a_newer_version_loads_without_it(trained, tmp_path, caplog):
+    # a setting this version does not know is ignored with a warning, not a FormatError
+    path = tmp_path / "model"
+    trained["sg-ns"].save(str(path))
+    header = json.loads((path / "model.json").read_text())
+    header["settings"]["some_future_option"] = 3
+    (path / "model.json").write_text(json.dumps(header))
+    with caplog.at_level("WARNING"):
+        m = Word2Vec.load(str(path))
+    assert "some_future_option" in caplog.text
+    assert_same_model(m, trained["sg-ns"])
+
+
+def test_a_sharded_run_resumes_on_any_stream_length_with_the_same_words():
+    # Dask cuts the corpus into shards: the stream length depends on the cuts, the word count not
+    import warnings
+    from types import SimpleNamespace
+
+    from w2v.persist import begin_run
+
+    m = SimpleNamespace(settings=SimpleNamespace(epochs=3), run_state=None, _corpus_files=None)
+    assert begin_run(m, 100, 80, sharded=True) == 0
+    assert m.run_state["sharded"] is True and m.run_state["corpus_words"] == 80
+    m.run_state["epochs_done"] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert begin_run(m, 120, 80, sharded=True) == 1
+    assert m.run_state["epochs_done"] == 1 and m.run_state["sharded"] is True
+    with pytest.warns(ResumeWarning, match="another corpus"):
+        assert begin_run(m, 100, 81, sharded=True) == 0
+    # without shards the stream length decides (a new run is not recorded as sharded)
+    m.run_state = {"epochs": 3, "epochs_done": 1, "corpus_length": 100, "corpus_words": 80}
+    with pytest.warns(ResumeWarning, match="another corpus"):
+        assert begin_run(m, 120, 80) == 0
+    assert "sharded" not in m.run_state
 
 
 def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
@@ -544,6 +621,34 @@ def test_train_on_a_model_with_a_vocabulary_keeps_weights_and_vocabulary(trained
         m.train(str(only_unknown))
     with pytest.raises(VocabularyError):
         Word2Vec(**FAST).build_vocab(str(other), update=True)
+
+
+def test_vectors_seen_after_each_epoch_are_the_current_ones(small_corpus):
+    # on_epoch_end (a checkpoint's hook) reads model.wv: its cached norms must follow the training
+    m = Word2Vec(**{**FAST, "epochs": 2})
+    seen = []
+
+    def hook(epoch):
+        top, score = m.wv.most_similar("the", topn=1)[0]
+        a, b = m.syn0[m.vocab.index["the"]], m.syn0[m.vocab.index[top]]
+        seen.append((score, float(np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b))))
+
+    m.train(str(small_corpus), on_epoch_end=hook)
+    assert len(seen) == 2
+    for score, want in seen:
+        assert score == pytest.approx(want, abs=1e-5)
+
+
+def test_a_corpus_of_the_first_word_alone_trains(tmp_path):
+    # id 0 is a word like any other: "no word of the corpus is in the vocabulary" was not true here
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c d e f g\n" * 30, encoding="utf-8")
+    m = Word2Vec(dim=8, epochs=1, min_count=1, threads=1, sample=0).train(str(corpus))
+    assert m.vocab.index["a"] == 0
+    only = tmp_path / "a.txt"
+    only.write_text("a a a a\n", encoding="utf-8")
+    m.train(str(only))
+    assert m.last_train["words"] == 4
 
 
 def test_update_settings(trained, tmp_path):
@@ -937,6 +1042,31 @@ def test_arrays_that_do_not_fit_the_settings_are_refused_before_any_kernel(train
     assert not np.array_equal(before, m.syn0)
 
 
+@pytest.mark.parametrize("damage", ["syn0 nan", "syn1neg inf", "syn1 nan", "syn0 rows", "syn1neg rows", "syn1 rows",
+                                    "syn1neg none", "rng shape"])
+def test_save_never_replaces_a_model_with_one_that_does_not_load(trained, tmp_path, damage):
+    # a diverged run (NaN weights) or an array replaced by hand was saved over the model (or
+    # checkpoint) there, and the new one then failed to load: the last good model was lost
+    path = tmp_path / "m"
+    trained["cbow-hs-ns"].save(str(path))
+    before = {name: (path / name).read_bytes() for name in os.listdir(path)}
+    m = Word2Vec.load(str(path))
+    name, what = damage.split()
+    if what in ("nan", "inf"):
+        getattr(m, name)[2, 1] = np.nan if what == "nan" else np.inf
+        error, match = FormatError, {"syn0": "vectors.npy", "syn1neg": "syn1neg.npy", "syn1": "syn1.npy"}[name]
+    else:
+        value = {"rows": lambda a: a[:-1].copy(), "none": lambda a: None,
+                 "shape": lambda a: np.zeros((1, 2), np.uint64)}[what]
+        attr = "_rng_states" if name == "rng" else name
+        setattr(m, attr, value(getattr(m, attr)))
+        error, match = ParameterError, "cannot save"
+    with pytest.raises(error, match=match):
+        m.save(str(path))
+    assert {name: (path / name).read_bytes() for name in os.listdir(path)} == before
+    assert sorted(os.listdir(tmp_path)) == ["m"]
+
+
 def test_settings_given_as_numpy_scalars_save_and_load(tmp_path):
     # Settings accepts numpy integers and bools (a sweep over np.arange, say), but save() failed
     # on them: "TypeError: Object of type int64 is not JSON serializable"
@@ -1081,6 +1211,53 @@ def test_update_adds_the_new_words_of_min_count_up_to_max_vocab_size_in_all(tmp_
     both = Counter(first.read_text().split()) + counts
     assert m.vocab.counts.tolist() == [both[w] for w in old + new]
     assert m.syn0.shape == (len(old) + len(new), 8)
+
+
+def test_update_orders_many_tied_new_words_by_first_occurrence(tmp_path):
+    # as build_vocab: a stable sort (numpy sorts only up to 16 items by insertion)
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("a a a\n")
+    rng = np.random.default_rng(0)
+    counts = {f"n{i}": int(c) for i, c in enumerate(rng.integers(3, 6, 80))}
+    tokens = [w for w, c in counts.items() for _ in range(c)]
+    rng.shuffle(tokens)
+    second.write_text(" ".join(tokens) + "\n")
+    m = Word2Vec(threads=1, dim=8, min_count=3, sample=0, epochs=1)
+    m.build_vocab(str(first))
+    m.build_vocab(str(second), update=True)
+    assert m.vocab.words == ["a"] + sorted(counts, key=lambda w: (-counts[w], tokens.index(w)))
+
+
+def test_update_below_the_vocabulary_size_or_of_no_usable_word(tmp_path):
+    # max_vocab_size lowered under the vocabulary's size adds no word (the known ones still count);
+    # a corpus with no known word and none frequent enough is refused, the model unchanged
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("a a a b b b c c c\n")
+    second.write_text("a d d d e e e f f f g g g h h h\n")
+    m = Word2Vec(threads=1, dim=8, min_count=3, sample=0, epochs=1)
+    m.build_vocab(str(first))
+    m.settings.max_vocab_size = 2
+    m.build_vocab(str(second), update=True)
+    assert m.vocab.words == ["a", "b", "c"] and m.vocab.counts.tolist() == [4, 3, 3]
+    assert m.syn0.shape == (3, 8)
+    rare = tmp_path / "rare.txt"
+    rare.write_text("x y z x\n")
+    m.settings.max_vocab_size = None
+    with pytest.raises(VocabularyError, match="min_count=3"):
+        m.build_vocab(str(rare), update=True)
+    assert m.vocab.words == ["a", "b", "c"] and m.vocab.counts.tolist() == [4, 3, 3]
+
+
+def test_training_after_an_update_starts_a_new_run(small_corpus, tmp_path):
+    # the checkpoint's unfinished run was over the old vocabulary: an update ends it, even on
+    # a corpus of the same encoded length
+    checkpoint_stopped_after_first_epoch(small_corpus, tmp_path / "ckpt", 2)
+    m = Word2Vec.load(str(tmp_path / "ckpt"))
+    length = m.run_state["corpus_length"]
+    m.build_vocab(str(small_corpus), update=True)
+    assert m._encoded.length == length and m.run_state is None
+    m.train()
+    assert m.last_train["first_epoch"] == 0 and len(m.last_train["epoch_loss"]) == 2
 
 
 def test_a_model_whose_counts_are_all_zero_is_refused(trained, tmp_path):

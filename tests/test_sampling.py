@@ -83,11 +83,24 @@ def test_packed_alias_table_decides_every_draw_like_the_two_arrays(power):
     counts = np.array([1000, 333, 120, 120, 55, 9, 2, 1], np.int64)
     thr, alias = alias_table(counts, power)
     assert np.any(thr == 1 << 32)          # a column that always accepts: the edge case of packing
+    assert_packed_draws_like(thr, alias)
+
+
+def test_packed_alias_table_never_draws_the_alias_of_a_column_that_always_accepts():
+    # a column whose accept probability rounded up to 2**32 may still name another word as its
+    # alias: the packed threshold (2**32 - 1) must not let the draw 2**32 - 1 pick that word
+    thr = np.array([1 << 32, 1 << 31, 1 << 32], np.int64)
+    alias = np.array([1, 0, 1], np.int32)
+    assert_packed_draws_like(thr, alias)
+
+
+def assert_packed_draws_like(thr, alias):
+    """Every low-32-bit draw picks the same word from the packed table as from (thr, alias)."""
     packed = pack_alias_table(thr, alias)
     assert packed.dtype == np.uint64
     low = np.array([0, 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1] + list(thr[thr < 2 ** 32]) +
                    list(np.maximum(thr[thr < 2 ** 32] - 1, 0)), np.uint64)
-    for i in range(counts.size):
+    for i in range(thr.size):
         want = np.where(low.astype(np.int64) < thr[i], i, alias[i])
         got = np.where(low < (packed[i] & np.uint64(0xFFFFFFFF)), i, (packed[i] >> np.uint64(32)).astype(np.int64))
         assert np.array_equal(got, want), i
@@ -176,6 +189,22 @@ def test_huffman_tree_refuses_unsorted_counts():
         HuffmanTree.from_counts(np.array([3, 5, 1], np.int64))
 
 
+def test_huffman_tree_of_counts_far_above_word2vec_c_sentinel():
+    # word2vec.c marks unbuilt inner nodes with 1e15; counts are accepted up to MAX_HUFFMAN_TOTAL,
+    # so a word counted more often than that must still pair with the built nodes, not the sentinel
+    for counts in ([2 * 10 ** 15, 1, 1], [10 ** 17, 3 * 10 ** 16, 10 ** 16, 5, 2, 1]):
+        counts = np.array(counts, np.int64)
+        tree = HuffmanTree.from_counts(counts)
+        assert float(np.dot(counts, tree.lengths)) == huffman_cost(counts)
+        assert tree.lengths[0] == 1 and tree.points.max() <= counts.size - 2
+
+
+def test_huffman_tree_refuses_negative_counts():
+    # sorted, so only the last count can be negative; the kernel would build a tree from it
+    with pytest.raises(ParameterError, match="counts >= 0"):
+        HuffmanTree.from_counts(np.array([5, 3, -1], np.int64))
+
+
 def test_a_negative_subsampling_threshold_is_refused():
     with pytest.raises(ParameterError):
         keep_probabilities(np.array([10, 5], np.int64), -1e-3)
@@ -190,3 +219,13 @@ def test_a_zero_count_is_never_drawn_with_a_negative_exponent(power):
     want = np.zeros(counts.size)
     want[pos] = counts[pos] ** power / np.sum(counts[pos] ** power)
     np.testing.assert_allclose(implied, want, atol=1e-9)
+
+
+@pytest.mark.parametrize("power", [0.0, 0.75, 1.0])
+def test_a_zero_count_with_a_non_negative_exponent_weighs_zero_to_the_power(power):
+    # plain counts ** power (word2vec.c's pow, gensim's ns_exponent): power 0 is uniform over
+    # every word, a zero count included (0 ** 0 = 1); a positive power never draws it
+    counts = np.array([50, 20, 0, 7, 0, 1], np.int64)
+    implied = implied_probabilities(*alias_table(counts, power))
+    want = counts.astype(float) ** power
+    np.testing.assert_allclose(implied, want / want.sum(), atol=1e-9)

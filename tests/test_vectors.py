@@ -525,3 +525,147 @@ def test_get_mean_vector_matches_gensim(pre_normalize, post_normalize):
         ours = kv.get_mean_vector(keys, weights, pre_normalize=pre_normalize, post_normalize=post_normalize)
         theirs = g.get_mean_vector(keys, weights, pre_normalize=pre_normalize, post_normalize=post_normalize)
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+# --------------------------------------------------------------------------- mutation-audit additions
+@pytest.mark.parametrize("before", [[0, 0, 0], [1e-30, 0, 2e-30]])
+def test_the_refused_row_is_named_among_rows_recomputed_in_float64(before):
+    # zero and tiny rows are recomputed in float64 too: the error names the huge row, not them
+    kv = KeyedVectors(["a", "b", "c"], np.array([[1, 2, 3], before, [3e38, 0.1, 0.2]], np.float32))
+    with pytest.raises(ParameterError, match=r"'c' \(row 2\)"):
+        kv.fill_norms()
+
+
+MISUSE = {
+    "topn=True": lambda kv: kv.most_similar("w1", topn=True),
+    "cosmul topn=False": lambda kv: kv.most_similar_cosmul("w1", topn=False),
+    "batch topn=True": lambda kv: kv.most_similar_batch(["w1"], topn=True),
+    "restrict_vocab=True": lambda kv: kv.most_similar("w1", restrict_vocab=True),
+    "cosmul restrict_vocab=True": lambda kv: kv.most_similar_cosmul("w1", restrict_vocab=True),
+    "batch restrict_vocab=True": lambda kv: kv.most_similar_batch(["w1"], restrict_vocab=True),
+    "bytes": lambda kv: kv.most_similar(b"w1"),          # list(b"w1") is the row indices [119, 49]
+    "bytearray": lambda kv: kv.most_similar("w1", negative=bytearray(b"w2")),
+    "batch bytes": lambda kv: kv.most_similar_batch(b"w1"),
+    "batch float": lambda kv: kv.most_similar_batch(1.5),
+    "cosmul no positive": lambda kv: kv.most_similar_cosmul(negative=["w1"]),   # as gensim
+    "more weights than keys": lambda kv: kv.get_mean_vector(["w1", "w2"], [1.0, 2.0, 3.0]),
+    "unknown=True": lambda kv: kv.encode(["w1"], unknown=True),
+    "no known word": lambda kv: kv.doesnt_match(["nope", "zilch"]),
+    "distances to a str": lambda kv: kv.distances("w1", "w2"),   # its letters were the words
+}
+
+
+@pytest.mark.parametrize("call", MISUSE.values(), ids=MISUSE.keys())
+def test_bools_bytes_and_other_misuse_raise_parameter_error(call):
+    """A bool is not an integer here, bytes are not words: no silent answer, no traceback."""
+    with pytest.raises(ParameterError):
+        call(random_kv())
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_row_index_queries_are_excluded_like_words():
+    # gensim excludes every int / numpy integer key of the query from the answers
+    kv = random_kv(50, 8)
+    g = gensim_copy(kv)
+    for key in (3, np.int64(3), np.int32(3)):
+        assert kv.most_similar(key, topn=5) == kv.most_similar("w3", topn=5)
+        query = dict(positive=[key, "w4"], negative=[np.int64(7)], topn=49)
+        ours = kv.most_similar(**query)
+        assert not {"w3", "w4", "w7"} & {w for w, _ in ours}
+        assert_same_results(ours, g.most_similar(**query))
+        assert kv.most_similar_batch([key], topn=5) == kv.most_similar_batch(["w3"], topn=5)
+
+
+def test_single_queries_to_most_similar_batch_are_wrapped():
+    # a single word, row index or vector is a batch of one (an int raised TypeError)
+    kv = random_kv(30, 6)
+    assert kv.most_similar_batch("w2", topn=4) == kv.most_similar_batch(["w2"], topn=4)
+    assert kv.most_similar_batch(2, topn=4) == kv.most_similar_batch(["w2"], topn=4)
+    assert kv.most_similar_batch(kv["w2"], topn=4) == kv.most_similar_batch([kv["w2"]], topn=4)
+
+
+def test_negative_row_indices_are_unknown_keys():
+    # gensim: only 0 <= i < len(kv) is a row index; -1 is not the last row
+    kv = random_kv(5, 3)
+    assert not kv.has_index_for(-1) and kv.get_index(-1, 99) == 99
+    for call in (lambda: kv[-1], lambda: kv.get_vector(-2), lambda: kv.most_similar(-1),
+                 lambda: kv.similarity("w1", -5)):
+        with pytest.raises(UnknownWordError, match="'-"):
+            call()
+
+
+def test_cosmul_topn_below_one_returns_no_answers():
+    # as gensim (and most_similar): topn < 1 is an empty list, not the array topn=None gives
+    kv = random_kv(20, 4)
+    for topn in (0, -3):
+        assert kv.most_similar_cosmul("w1", topn=topn) == []
+        assert kv.most_similar("w1", topn=topn) == []
+        assert kv.most_similar_batch(["w1", "w2"], topn=topn) == [[], []]
+
+
+def test_scaling_every_weight_does_not_change_the_answer():
+    # the mean divides by the sum of |weights|: weights 1e6 times larger are the same query,
+    # not a cancelled one (the cancellation test compares the mean with the terms' own size)
+    kv = random_kv(60, 8)
+    base = kv.most_similar(positive=[("w1", 1.0), ("w2", 0.5)], negative=[("w3", -1.0)], topn=8)
+    for scale in (1e-6, 1e6):
+        scaled = kv.most_similar(positive=[("w1", scale), ("w2", 0.5 * scale)], negative=[("w3", -scale)], topn=8)
+        assert [w for w, _ in scaled] == [w for w, _ in base]
+        np.testing.assert_allclose([s for _, s in scaled], [s for _, s in base], atol=1e-6)
+
+
+def test_rank_by_centrality_scores_match_gensim():
+    # the cosines with the unit mean, not just their order
+    kv = random_kv(20, 6, seed=2)
+    g = gensim_copy(kv)
+    words = ["w1", "w5", "w7", "w9", "w12"]
+    for use_norm in (True, False):
+        ours, theirs = kv.rank_by_centrality(words, use_norm), g.rank_by_centrality(words, use_norm)
+        assert [w for _, w in ours] == [w for _, w in theirs]
+        np.testing.assert_allclose([s for s, _ in ours], [s for s, _ in theirs], rtol=1e-6)
+
+
+def test_fill_norms_force_after_an_in_place_change():
+    # the documented way to refresh the cache after modifying kv.vectors in place
+    kv = random_kv(30, 5)
+    kv.most_similar("w0")
+    kv.get_normed_vectors()
+    kv.vectors[:] = kv.vectors[::-1] * np.float32(3.0)
+    kv.fill_norms(force=True)
+    fresh = KeyedVectors(kv.index_to_key, np.array(kv.vectors))
+    np.testing.assert_array_equal(kv.norms, fresh.norms)
+    np.testing.assert_array_equal(kv.get_normed_vectors(), fresh.get_normed_vectors())
+    np.testing.assert_array_equal(kv.get_vector("w4", norm=True), fresh.get_vector("w4", norm=True))
+    assert kv.most_similar("w0") == fresh.most_similar("w0")
+
+
+def test_non_finite_weights_are_named():
+    kv = random_kv(10, 4)
+    with pytest.raises(ParameterError, match="weights are not finite"):
+        kv.get_mean_vector(["w1", "w2"], [1.0, float("nan")])
+    with pytest.raises(ParameterError, match="weights are not finite"):
+        kv.get_mean_vector(["w1", "w2"], np.array([np.inf, 1.0]))
+
+
+def test_mean_of_vectors_whose_float32_sum_overflows():
+    # three rows of ~1.2e38: their float32 sum passes the float32 maximum, the mean does not
+    vecs = np.array([[1.2e38, 1e37, 0], [1.1e38, -1e37, 1], [1.3e38, 0, -1]], np.float32)
+    kv = KeyedVectors(["a", "b", "c"], vecs)
+    mean = vecs.astype(np.float64).mean(axis=0)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(vecs.sum(axis=0)).all()
+    np.testing.assert_allclose(kv.get_mean_vector(["a", "b", "c"], pre_normalize=False), mean, rtol=1e-6)
+    unit = kv.get_mean_vector(["a", "b", "c"], pre_normalize=False, post_normalize=True)
+    np.testing.assert_allclose(unit, mean / np.linalg.norm(mean), rtol=1e-6, atol=1e-7)
+    assert kv.n_similarity(["a", "b", "c"], ["c", "a", "b"]) == pytest.approx(1.0)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_similar_by_word_and_vector_pass_restrict_vocab_on():
+    kv = random_kv(100, 8)
+    g = gensim_copy(kv)
+    assert_same_results(kv.similar_by_word("w60", topn=5, restrict_vocab=30),
+                        g.similar_by_word("w60", topn=5, restrict_vocab=30))
+    assert_same_results(kv.similar_by_vector(kv["w60"], topn=5, restrict_vocab=30),
+                        g.similar_by_vector(g["w60"], topn=5, restrict_vocab=30))
+    assert all(int(w[1:]) < 30 for w, _ in kv.similar_by_vector(kv["w60"], topn=50, restrict_vocab=30))

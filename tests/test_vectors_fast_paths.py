@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import w2v.vectors as V
-from w2v.errors import FormatError
+from w2v.errors import FormatError, ParameterError
 from w2v.formats import load, save_native
 from w2v.vectors import KeyedVectors
 
@@ -181,3 +181,30 @@ def test_native_vocab_counts_parse_fast_path_and_errors(tmp_path):
         vocab.write_text(bad)
         with pytest.raises(FormatError, match="vocab.tsv"):
             load(tmp_path / "m")
+
+
+# --------------------------------------------------------------------------- mutation-audit additions
+@pytest.mark.parametrize("row", [0, 3, 4, 9, 10])
+def test_non_finite_check_names_the_row_in_any_block(monkeypatch, row):
+    monkeypatch.setattr(V, "_FINITE_BLOCK", 12)          # blocks of 4 rows of 3 values
+    vecs = np.ones((11, 3), np.float32)
+    vecs[row, 1] = np.nan
+    assert V.first_nonfinite_row(vecs) == row
+    with pytest.raises(ParameterError, match=rf"'w{row}' \(row {row}\)"):
+        KeyedVectors([f"w{i}" for i in range(11)], vecs)
+
+
+@pytest.mark.parametrize("k", [1, 40, 300])
+def test_chunked_bottom_k_when_the_candidate_pools_are_cut_back(monkeypatch, k):
+    # small chunks over many words: a k of 40 or more lets a row's candidates outgrow
+    # max(4 k, 1024), so its pool is cut back to k under a tighter threshold, later chunks included
+    monkeypatch.setattr(V, "_BLOCK_ELEMENTS", 1024)     # chunks of 1024 words
+    rng = np.random.default_rng(k)
+    n = 60_000
+    vecs = rng.standard_normal((n, 1), dtype=np.float32)
+    norms = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    neg_q = np.array([[-1.0], [1.0], [-0.5]], np.float32)
+    for q, (idx, vals) in zip(neg_q, V._chunked_bottom_k(neg_q, vecs, norms, k)):
+        row = (vecs[:, 0] * q[0]) / norms               # one product per score: exact in both
+        assert np.array_equal(idx, exact_bottom(row, k))
+        assert np.array_equal(vals, row[idx])

@@ -67,3 +67,26 @@ def test_vocab_refuses_duplicate_words_and_counts_of_another_length(words, count
     # the corpus is encoded through the word index: a duplicate would map to one row only
     with pytest.raises(VocabularyError):
         Vocab(words, counts)
+
+
+def test_counts_above_int32_are_kept_exactly():
+    # a frequent word of a corpus of tens of billions of tokens is counted past 2**31
+    big = 3 * 2 ** 31 + 7
+    vocab, remap = build_vocab(["a", "b", "c"], np.array([5, big, 2], np.int64), min_count=3)
+    assert vocab.words == ["b", "a"] and vocab.counts.tolist() == [big, 5]
+    assert remap.tolist() == [1, 0, -2]
+
+
+@pytest.mark.parametrize("edit", ["extra word in index", "counts int32", "counts float"])
+def test_check_refuses_a_vocabulary_edited_by_hand(edit):
+    # the corpus is encoded through the index: a word there that is not a row would get its id
+    vocab = Vocab(["a", "b", "c"], [5, 3, 1])
+    vocab.check()
+    if edit == "extra word in index":
+        vocab.index["z"] = 10 ** 6
+    elif edit == "counts int32":
+        vocab.counts = vocab.counts.astype(np.int32)
+    else:
+        vocab.counts = vocab.counts.astype(np.float64)
+    with pytest.raises(VocabularyError, match="vocabulary"):
+        vocab.check()

@@ -67,7 +67,10 @@ def _read_lines(path):
     try:
         with _open_read(path) as fin:
             raw = fin.read()
-    except (EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+    except FileNotFoundError:
+        raise
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+        # a corrupt .gz or .bz2 file raises OSError (gzip.BadGzipFile), a corrupt .xz LZMAError
         raise FormatError(f"{path}: cannot read: {exc}") from None
     text = decode_utf8(raw, path)
     return text[1:].splitlines() if text.startswith("\ufeff") else text.splitlines()   # a byte-order mark
@@ -189,7 +192,8 @@ def evaluate_word_analogies(kv, path, restrict_vocab=300000, case_insensitive=Tr
     Raises
     ------
     FormatError
-        The file holds no question or a question comes before any section.
+        The file holds no question or a question comes before any section,
+        or it cannot be read (a directory, a corrupt compressed file).
     FileNotFoundError
         ``path`` does not exist.
     ParameterError
@@ -432,7 +436,8 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
     Raises
     ------
     FormatError
-        No line of the file holds a word pair with a score.
+        No line of the file holds a word pair with a score, or the file
+        cannot be read (a directory, a corrupt compressed file).
     VocabularyError
         Every pair has an out-of-vocabulary word (and not ``dummy4unknown``).
     FileNotFoundError

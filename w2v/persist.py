@@ -435,6 +435,30 @@ def _json_bytes(obj):
     return (json.dumps(obj, indent=1, sort_keys=True, default=_json_default) + "\n").encode("utf-8")
 
 
+def _check_arrays_to_save(model, arrays, path):
+    """Refuse what :func:`load_model` would reject: weights of the wrong shape (replaced by hand),
+    random states not one per thread, NaN or infinite weights (a diverged run)."""
+    from .formats import check_finite
+
+    s = model.settings
+    v = len(model.vocab)
+    syn0 = np.asarray(model.syn0, np.float32)   # shared by model.wv, written as vectors.npy
+    rows = {"syn0": (v,), "syn1neg": (v,) if s.negative > 0 else (1, v),
+            "syn1": (max(1, v - 1),) if s.hs else None}
+    for name, want in rows.items():
+        a = syn0 if name == "syn0" else arrays[name]
+        if a.ndim != 2 or a.shape[1] != s.dim or (want is not None and a.shape[0] not in want):
+            raise ParameterError(f"cannot save: {name} has shape {a.shape}, expected "
+                                 f"({' or '.join(map(str, want)) if want else 'rows'}, {s.dim})")
+    rng = arrays.get("rng_state")
+    if rng is not None and (rng.ndim != 2 or rng.shape[1] != 1):
+        raise ParameterError(f"cannot save: random states of shape {rng.shape}, expected (threads, 1)")
+    check_finite(syn0, os.path.join(path, "vectors.npy"), model.vocab.words)
+    check_finite(arrays["syn1neg"], os.path.join(path, "syn1neg.npy"),
+                 model.vocab.words if s.negative > 0 else None)
+    check_finite(arrays["syn1"], os.path.join(path, "syn1.npy"))
+
+
 def save_model(model, path):
     """Write the full model to the directory ``path``, atomically (see the module docstring).
 
@@ -445,8 +469,13 @@ def save_model(model, path):
     ParameterError
         A setting changed by hand is invalid, or changes ``dim``, ``model``
         or ``hs`` of the weights (as :meth:`~w2v.model.Word2Vec.train`
-        refuses it): nothing is written that :func:`load_model` would reject.
-    FormatError, OutputError
+        refuses it), or a weight matrix or the random states have the
+        wrong shape: nothing is written that :func:`load_model` would reject.
+    FormatError
+        A weight is NaN or infinite (a diverged run); the message names the
+        file it would be written to.  Otherwise as
+        :func:`w2v.formats.save_native`.
+    OutputError
         As :func:`w2v.formats.save_native`.
     """
     from . import __version__
@@ -467,6 +496,7 @@ def save_model(model, path):
     rng = getattr(model, "_rng_states", None)
     if rng is not None:
         arrays["rng_state"] = np.asarray(rng, np.uint64)
+    _check_arrays_to_save(model, arrays, path)
     state = getattr(model, "run_state", None)
     header = {
         "format": MODEL_FORMAT,

@@ -1085,8 +1085,9 @@ class KeyedVectors:
 
         Parameters
         ----------
-        words : list of (str or numpy.ndarray)
-            Query words (excluded from their own answers) or query vectors.
+        words : list of (str or int or numpy.ndarray)
+            Query words or row indices (excluded from their own answers) or
+            query vectors; a single one is taken as a list of one.
         topn : int, optional
             Number of results per query.
         restrict_vocab : int, optional
@@ -1102,11 +1103,12 @@ class KeyedVectors:
         UnknownWordError
             A query word is not in the vocabulary.
         ParameterError
-            ``topn`` is not an integer, a query is neither a word, a row
-            index nor a finite vector of length ``dim``, or it is a zero
-            vector (no direction to compare).
+            ``topn`` is not an integer, ``words`` is bytes or neither a query
+            nor a list of them, a query is neither a word, a row index nor a
+            finite vector of length ``dim``, or it is a zero vector (no
+            direction to compare).
         """
-        words = list(words) if not isinstance(words, (str, np.ndarray)) else _ensure_list(words)
+        words = _ensure_list(words)
         if not words:
             return []
         if isinstance(topn, bool) or not isinstance(topn, Integral):
@@ -1231,7 +1233,15 @@ class KeyedVectors:
         -------
         numpy.ndarray
             ``1 - cosine``; a zero vector is at distance 1 from everything.
+
+        Raises
+        ------
+        ParameterError
+            ``other_words`` is a single str (or bytes), not a list of words.
         """
+        if isinstance(other_words, (str, bytes, bytearray)):
+            # list("queen") would be the letters, each a word of a large vocabulary
+            raise ParameterError("other_words must be a list of words, not a single str")
         if isinstance(word_or_vector, _KEY_TYPES):
             unit = self.get_vector(word_or_vector, norm=True)
         else:
