@@ -538,7 +538,8 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
             update = merge_round(weights, parts, merge)
             log.append(dict(epoch=epoch, round=r, tokens=sum(b - a for a, b in bounds),
                             bytes_up=sum(a.nbytes for p in parts for x in p for a in x),
-                            bytes_down=sum(a.nbytes for u in update for a in u) * len(active),
+                            # the update goes to every lane's next task, those that sit it out included
+                            bytes_down=sum(a.nbytes for u in update for a in u) * len(lanes),
                             rows=[int(u[0].size) for u in update]))
     return m, stats, n_rounds, length, log
 
@@ -572,7 +573,8 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     assert d["bytes_up_per_round"] == pytest.approx(np.mean([x["bytes_up"] for x in log]))
     assert d["bytes_down_per_round"] == pytest.approx(np.mean([x["bytes_down"] for x in log]))
     assert d["initial_broadcast_bytes"] == 2 * (m.syn0.nbytes + m.syn1neg.nbytes + m.syn1.nbytes)
-    assert d["fallbacks"] == sum(x["fallbacks"] for x in d["log"]) < d["rounds"]
+    # no fault, no full-weight resend: a lane that sat a round out applied its update all the same
+    assert d["fallbacks"] == sum(x["fallbacks"] for x in d["log"]) == 0
     assert m.corpus_tokens == ref.corpus_tokens and m.run_state["corpus_words"] == ref._encoded.n_words
 
 

@@ -27,7 +27,9 @@ module, and ``dask`` is imported only by the functions that talk to a cluster.
    round runs, start from it as soon as it exists, so the driver is not on
    the path from one round to the next.  Every replica, and the driver
    (which fetches the update while the next round trains), adds it with the
-   same function (:func:`apply_update`), so all stay bit-for-bit equal.
+   same function (:func:`apply_update`), so all stay bit-for-bit equal.  A
+   lane with no tokens in a round (fewer ids than rounds) still gets a task
+   that only applies the update, so its replica stays current.
 4. **Faults**: a task whose worker dies is rescheduled by Dask (and
    ``retries`` covers exceptions); a shard lost with its worker is
    recomputed from lineage.  A task that lands on a worker without an
@@ -508,6 +510,21 @@ def _round_task(run_id, version, base, shards, pieces, sched):
             "wall": (wall0, time.time())}
 
 
+def _sync_task(run_id, version, base, lane):
+    """Bring this worker's replica to ``version`` for a lane with no tokens in the round.
+
+    A lane whose slice of a round is empty (a lane with fewer ids than rounds)
+    trains nothing, but its worker still applies the previous round's update,
+    so that its next training task finds the replica current instead of
+    answering "stale" and being resent the full weights.
+    """
+    t0, wall0 = time.perf_counter(), time.time()
+    if _replica_for(run_id, version, base) is None:
+        return {"status": "stale", "lane": lane}
+    return {"status": "ok", "lane": lane, "sync": True, "stats": np.zeros(4), "tokens": 0, "threads": 0,
+            "nbytes": 0, "train_seconds": 0.0, "seconds": time.perf_counter() - t0, "wall": (wall0, time.time())}
+
+
 def _merge_round_task(parts, shapes, merge, version):
     """Merge one round's lane results (in lane order) into the update that brings replicas to ``version``.
 
@@ -515,12 +532,15 @@ def _merge_round_task(parts, shapes, merge, version):
     without a trip through the driver.  A round where a lane answered
     "stale" is "incomplete": the driver resubmits those lanes.  The lanes'
     statistics travel with the result (the driver fetches nothing else).
+    The results of :func:`_sync_task` (lanes that trained nothing) are
+    waited for, so that every replica moves on together, and not merged.
     """
     t0 = time.perf_counter()
     lanes = [{k: v for k, v in p.items() if k not in ("idx", "q", "scale")} for p in parts]
     if any(p["status"] != "ok" for p in parts):
         return {"status": "incomplete", "version": version, "lanes": lanes}
-    update = merge_updates(shapes, [(p["idx"], p["q"], p["scale"]) for p in parts], merge)
+    update = merge_updates(shapes, [(p["idx"], p["q"], p["scale"]) for p in parts if not p.get("sync")],
+                           merge)
     return {"status": "ok", "version": version, "rows": update, "lanes": lanes,
             "seconds": time.perf_counter() - t0, "wall_end": time.time()}
 
@@ -965,12 +985,16 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         def round_spec(epoch, r):
             bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in lane_total]
             active = [k for k in range(len(lanes)) if bounds[k][1] > bounds[k][0]]
+            # every lane gets a task: the active ones train, the others only apply the last update
             return dict(epoch=epoch, round=r, bounds=bounds, active=active,
+                        lanes=active + [k for k in range(len(lanes)) if k not in active],
                         position=epoch * length + sum(a for a, _ in bounds),
                         round_total=sum(b - a for a, b in bounds),
                         lr_scale=float(len(active)) if merge == "mean" else 1.0)
 
         def submit_lane(spec, k, base_k, from_version, attempt=0):
+            if k not in spec["active"]:
+                return submit(_sync_task, run_id, from_version, base_k, k, lane=k)
             pieces = slice_pieces(lane_lengths[k], *spec["bounds"][k])
             used = sorted({p[0] for p in pieces})
             where = {j: n for n, j in enumerate(used)}
@@ -981,14 +1005,14 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                           [(where[j], a, b) for j, a, b in pieces], sched, lane=k)
 
         def submit_merge(spec, lane_futures, to_version):
-            return submit(_merge_round_task, [lane_futures[k] for k in spec["active"]], shapes, merge,
+            return submit(_merge_round_task, [lane_futures[k] for k in spec["lanes"]], shapes, merge,
                           to_version, lane=spec["active"][0] if spec["active"] else None)
 
         def submit_round(i, base_i, from_version):
             # round i's lane tasks and its merge task; the next round is submitted
             # before this one ends and starts from this merge task's result
             spec = round_spec(*plan[i])
-            futs = {k: submit_lane(spec, k, base_i, from_version) for k in spec["active"]}
+            futs = {k: submit_lane(spec, k, base_i, from_version) for k in spec["lanes"]}
             if _round_hook is not None:
                 _round_hook(dict(epoch=spec["epoch"], round=spec["round"], version=from_version,
                                  futures=futs, client=client, workers=workers, run_id=run_id))
@@ -997,7 +1021,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         def failed_lanes(rnd, res, error):
             # lane -> why, for a round whose merge task is not "ok"
             if res is not None:
-                return {k: lane["status"] for k, lane in zip(rnd["spec"]["active"], res["lanes"])
+                return {k: lane["status"] for k, lane in zip(rnd["spec"]["lanes"], res["lanes"])
                         if lane["status"] != "ok"}
             bad = {k: cluster.call(f.exception) for k, f in rnd["lanes"].items() if f.status == "error"}
             if not bad:   # the lanes trained, the merge itself failed (e.g. a bad row index)
@@ -1043,7 +1067,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
                     cluster.call(client.cancel, list(nxt["lanes"].values()) + [nxt["merge"]])
                     nxt = None
                 fallbacks += len(bad)
-                if fallbacks > _MAX_FALLBACKS * len(spec["active"]):
+                if fallbacks > _MAX_FALLBACKS * len(spec["lanes"]):
                     k, why = next(iter(bad.items()))
                     raise DistributedError(
                         f"round {r + 1} of epoch {epoch + 1} failed on lane {k}: "
