@@ -189,6 +189,10 @@ def _huffman(counts):
         n = 0
         while b != 2 * v - 2:
             n += 1
+            # a path has at most V - 1 inner nodes; more means a cycle in parent[]
+            # (a construction bug): fail instead of spinning forever
+            if n >= v:
+                raise RuntimeError("Huffman construction left a cycle in the tree")
             b = parent[b]
         lengths[w] = n
     maxlen = max(1, lengths.max()) if v > 0 else 1
