@@ -1,11 +1,15 @@
 """Loading and saving word vectors: word2vec binary/text, compressed, native; corrupt files."""
 import bz2
 import builtins
+import errno
 import gzip
 import json
 import lzma
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -379,17 +383,21 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["v.bin"]
 
 
-@pytest.mark.parametrize("word", ["two words", "tab\there", "new\nline", "", " lead"])
+@pytest.mark.parametrize("word", ["two words", "tab\there", "new\nline", "car\rriage", "", " lead"])
 def test_unrepresentable_words_rejected(tmp_path, word):
     kv = KeyedVectors(["ok", word], np.ones((2, 2), np.float32))
     for binary in (True, False):
         with pytest.raises(FormatError):
             save_word2vec_format(kv, tmp_path / "v.bin", binary=binary)
     assert not os.listdir(tmp_path)
-    if "\t" in word or "\n" in word or not word:
-        with pytest.raises(FormatError):
-            save_native(kv, tmp_path / "nat")
-        assert not os.listdir(tmp_path)
+    if "\t" in word or "\n" in word or "\r" in word or not word:
+        # vocab.tsv cannot hold it, or its reader refuses it (a carriage return): a model
+        # that saved would not load; the first word is checked as well as the others
+        for words, row in ((["ok", word], 1), ([word, "ok"], 0)):
+            kv = KeyedVectors(words, np.ones((2, 2), np.float32))
+            with pytest.raises(FormatError, match=rf"cannot save word .* \(row {row}\)"):
+                save_native(kv, tmp_path / "nat")
+            assert not os.listdir(tmp_path)
     else:
         save_native(kv, tmp_path / "nat")  # spaces are fine in vocab.tsv
         assert load(tmp_path / "nat").index_to_key == ["ok", word]
@@ -536,6 +544,30 @@ def test_binary_nan_and_bad_utf8(tmp_path):
     expect_format_error(p, match=f"offset {bad_offset}")
     kv = load_word2vec_format(p, unicode_errors="replace")
     assert kv.index_to_key[2] == "\ufffd\ufffd"
+
+
+@pytest.mark.parametrize("sep", [b"\n", b"", b"\n\n\n"], ids=["newline", "none", "blank-lines"])
+def test_a_binary_error_names_the_byte_offset_of_its_record_at_every_row(tmp_path, sep):
+    # the reader keeps no offsets: the record of a NaN or of a word that is not UTF-8 is found by
+    # walking the file again (after the header, over the newlines between records, up to a last
+    # record that ends the file); the offsets are counted here while the file is built
+    words = ["a", "bb", "c", "dd"]
+    vecs = np.arange(8, dtype=np.float32).reshape(4, 2) + 1
+    p = tmp_path / "v.bin"
+    for bad in range(len(words)):
+        for kind in ("nan", "utf8"):
+            data, starts = b"4 2\n", []
+            for i, (w, v) in enumerate(zip(words, vecs)):
+                data += sep if i else b""
+                starts.append(len(data))
+                word, v = w.encode(), v.copy()
+                if i == bad and kind == "nan":
+                    v[1] = np.nan
+                if i == bad and kind == "utf8":
+                    word = b"\xff" + word
+                data += word + b" " + v.astype("<f4").tobytes()
+            p.write_bytes(data)
+            expect_format_error(p, binary=True, match=f"v.bin: byte offset {starts[bad]}: ")
 
 
 def test_binary_header_dim_larger_than_data(tmp_path):
@@ -896,6 +928,9 @@ def test_vocab_counts_up_to_int64(tmp_path):
             assert load(path).counts.tolist() == [count, 7]
         else:
             expect_format_error(path, match="line 1: count")
+    # the largest int64 is a good count: the bad one after it is the one named
+    (path / "vocab.tsv").write_text(f"the\t{2 ** 63 - 1}\nnaïve\tx\n", encoding="utf-8")
+    expect_format_error(path, match="line 2: bad count 'x'")
 
 
 def test_vocab_words_must_not_be_empty(tmp_path):
@@ -914,11 +949,32 @@ def test_vocab_words_must_not_be_empty(tmp_path):
     assert not (tmp_path / "v.bin").exists()
 
 
+def test_every_vocab_line_is_one_word_a_tab_and_a_count(tmp_path):
+    # what save_native writes and nothing else: a line with two tabs is refused (not read as
+    # another word's count), and so is a blank line at the end
+    path = tmp_path / "m"
+    save_native(make_kv(3, 2), path)
+    for body, line in (("the\t3\nx\t2\tjunk\na\t1\n", 2),
+                       ("the\t3\nx\t2\na\t1\t\n", 3),
+                       # as many tabs as lines, but line 1 holds two and line 2 none: the words
+                       # would have been "the", "a" and the counts 3, 2
+                       ("the\t3\ta\n2\nb\t1\n", 1)):
+        (path / "vocab.tsv").write_text(body, encoding="utf-8")
+        expect_format_error(path, match=f"vocab.tsv: line {line}: expected 'word<TAB>count'")
+    (path / "vocab.tsv").write_text("the\t3\nx\t2\na\t1\n\n", encoding="utf-8")
+    expect_format_error(path, match="vocab.tsv: 4 lines, but meta.json declares 3 words")
+    (path / "vocab.tsv").write_text("the\t3\nx\t2\na\t1", encoding="utf-8")     # no last newline
+    assert load(path).index_to_key == ["the", "x", "a"]
+
+
 def test_native_writer_refuses_negative_counts_before_writing(tmp_path):
     kv = KeyedVectors(["a", "b"], np.ones((2, 2), np.float32), counts=[3, -1])
-    with pytest.raises(FormatError, match="counts must be >= 0"):
+    with pytest.raises(FormatError, match=r"count -1 of 'b' \(row 1\): word counts must be >= 0"):
         save_native(kv, tmp_path / "m")
     assert not os.listdir(tmp_path)
+    # no words, no counts to check (the least of none is not -1, nor an error)
+    save_native(KeyedVectors([], np.zeros((0, 2), np.float32), counts=[]), tmp_path / "empty")
+    assert len(load(tmp_path / "empty")) == 0
     kv = KeyedVectors(["a", "b"], np.ones((2, 2), np.float32), counts=[3, 0])     # 0 is a count
     save_native(kv, tmp_path / "m")
     assert load(tmp_path / "m").counts.tolist() == [3, 0]
@@ -996,6 +1052,74 @@ def test_a_failed_rename_into_place_puts_the_old_model_back(tmp_path, monkeypatc
     monkeypatch.undo()
     same(old, load(path))
     assert os.listdir(tmp_path) == ["nat"]
+
+
+def test_a_save_deletes_the_models_left_aside_for_its_path_and_no_others(tmp_path):
+    # a save killed between its two renames leaves the model it replaced at .NAME.<random>.old
+    # (Word2Vec.load(NAME) recovers it); the next save of NAME deletes every such directory, and
+    # only those: not the ones of m.bak (".m.bak.x.old" used to be taken for m's: a save of m
+    # deleted it, and Word2Vec.load of a missing m loaded it), nor m1's ("[1]" is no pattern)
+    kv = make_kv(4, 3, seed=1)
+    names = ["m", "m[1]", "m.bak", "m1"]
+    for name in names:
+        save_native(kv, tmp_path / name)
+        for tag in ("k1ll3d", "p4rt"):
+            save_native(kv, tmp_path / f".{name}.{tag}.old")
+
+    def own(name):
+        return [str(tmp_path / f".{name}.{tag}.old") for tag in ("k1ll3d", "p4rt")]
+
+    # a path with a trailing slash (Word2Vec.load("m/") of a missing m) names the same ones
+    assert sorted(formats.aside_dirs(str(tmp_path / "m") + os.sep)) == own("m")
+    left = {os.path.basename(d) for name in names for d in own(name)}
+    for name in names[:3]:
+        assert sorted(formats.aside_dirs(tmp_path / name)) == own(name)
+        save_native(make_kv(seed=2), tmp_path / name)         # moves the one there aside too
+        left -= {os.path.basename(d) for d in own(name)}
+        assert set(os.listdir(tmp_path)) == set(names) | left
+        same(make_kv(seed=2), load(tmp_path / name))
+    assert left == {".m1.k1ll3d.old", ".m1.p4rt.old"}
+    same(kv, load(tmp_path / "m1"))
+
+
+def test_a_save_does_not_follow_a_link_left_where_an_aside_would_be(tmp_path):
+    # a symbolic link is no directory a save moved aside: neither it nor what it points to is
+    # touched (deleting through it would first make the folders there writable)
+    kv = make_kv()
+    save_native(kv, tmp_path / "elsewhere")
+    os.chmod(tmp_path / "elsewhere", 0o755)
+    (tmp_path / ".m.l1nk.old").symlink_to(tmp_path / "elsewhere")
+    assert formats.aside_dirs(tmp_path / "m") == []
+    save_native(kv, tmp_path / "m")
+    save_native(kv, tmp_path / "m")
+    assert (tmp_path / ".m.l1nk.old").is_symlink()
+    assert stat.S_IMODE(os.stat(tmp_path / "elsewhere").st_mode) == 0o755
+    same(kv, load(tmp_path / "elsewhere"))
+
+
+def test_a_read_only_model_is_replaced_and_its_old_copy_deleted(tmp_path):
+    # a model kept chmod 555, a read-only folder inside: its files cannot be deleted until the
+    # folders are made writable, else the old copy stayed as .m.*.old. Permissions do not bind
+    # root: as root the save runs in a process without its capabilities (setpriv)
+    prefix = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: folder permissions cannot be tested")
+        prefix = [setpriv, "--inh-caps=-all", "--bounding-set=-all", "--"]
+    path = tmp_path / "m"
+    save_native(make_kv(seed=1), path)
+    (path / "sub").mkdir()
+    (path / "sub" / "f").write_bytes(b"x")
+    for folder in (path / "sub", path):
+        os.chmod(folder, 0o555)
+    code = ("import sys, numpy as np; from w2v.formats import save_native; from w2v.vectors import KeyedVectors; "
+            "save_native(KeyedVectors(['x'], np.ones((1, 2), np.float32)), sys.argv[1])")
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run(prefix + [sys.executable, "-c", code, str(path)], check=True, cwd=root, env=env, timeout=120)
+    assert os.listdir(tmp_path) == ["m"]
+    assert load(path).index_to_key == ["x"]
 
 
 def test_duplicate_words_in_a_text_file_keep_first_like_gensim(tmp_path):
@@ -1201,6 +1325,117 @@ def test_an_interrupted_atomic_write_leaves_the_old_file_and_no_temporary(tmp_pa
             raise exc
     assert path.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["v.bin"]
+
+
+def test_an_atomically_written_file_gets_the_mode_open_would_give(tmp_path):
+    # mkstemp makes the temporary file 0600: once renamed in, it gets 0666 less the umask
+    old = os.umask(0o027)
+    try:
+        save_word2vec_format(make_kv(), tmp_path / "v.bin")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "v.bin").st_mode) == 0o640
+
+
+def _record_syncs(monkeypatch):
+    """Record every fsync (the path of the descriptor, and a file's size then) and rename."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd to name the descriptors fsynced")
+    events = []
+    real = {name: getattr(os, name) for name in ("fsync", "rename", "replace")}
+
+    def fsync(fd):
+        st = os.fstat(fd)
+        size = st.st_size if stat.S_ISREG(st.st_mode) else None
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}"), size))
+        return real["fsync"](fd)
+
+    def renamer(name):
+        def rename(src, dst, **kw):
+            events.append((name, os.fspath(src), os.fspath(dst)))
+            return real[name](src, dst, **kw)
+        return rename
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "rename", renamer("rename"))
+    monkeypatch.setattr(os, "replace", renamer("replace"))
+    return events
+
+
+def _fsynced(events, path, after=-1, before=None):
+    """Index of the first fsync of ``path`` between the events ``after`` and ``before``, and the size then."""
+    for i, event in enumerate(events[:before]):
+        if i > after and event[0] == "fsync" and event[1] == str(path):
+            return i, event[2]
+    raise AssertionError(f"{path} was not fsynced between events {after} and {before}: {events}")
+
+
+def test_a_native_save_is_on_disk_before_and_after_its_rename(tmp_path, monkeypatch):
+    # each file whole (flushed, then fsynced), then the temporary directory (its entries), all
+    # before the rename into place; the parent directory (the rename) after it. A crash after
+    # the save returned must not find a model with empty or missing files, or the old one
+    tmp_path = Path(os.path.realpath(tmp_path))
+    path = tmp_path / "m"
+    save_native(make_kv(seed=1), path)                  # one to replace
+    fds = len(os.listdir("/proc/self/fd"))
+    events = _record_syncs(monkeypatch)
+    save_native(make_kv(50, 8, seed=2), path)
+    monkeypatch.undo()
+    (into,) = [i for i, e in enumerate(events) if e[0] != "fsync" and e[2] == str(path)]
+    tmp = events[into][1]
+    synced_dir, _ = _fsynced(events, tmp, before=into)
+    for name in ("vectors.npy", "vocab.tsv", "meta.json"):
+        _, size = _fsynced(events, os.path.join(tmp, name), before=synced_dir)
+        assert size == os.path.getsize(path / name), name
+    _fsynced(events, tmp_path, after=into)
+    assert len(os.listdir("/proc/self/fd")) == fds        # the directories' descriptors are closed
+
+
+def test_an_atomic_write_is_on_disk_before_and_after_its_rename(tmp_path, monkeypatch):
+    # the temporary file whole before it is renamed over the path, the directory after (a new
+    # file was not there after a crash, though the save had returned); write_array (the arrays
+    # of a full model) fsyncs its whole file too
+    tmp_path = Path(os.path.realpath(tmp_path))
+    events = _record_syncs(monkeypatch)
+    for name in ("v.bin", "v.txt.gz"):
+        save(make_kv(50, 8), tmp_path / name)
+        (into,) = [i for i, e in enumerate(events) if e[0] != "fsync" and e[2] == str(tmp_path / name)]
+        _, size = _fsynced(events, events[into][1], before=into)
+        assert size == os.path.getsize(tmp_path / name)
+        _fsynced(events, tmp_path, after=into)
+    formats.write_array(str(tmp_path / "a.npy"), np.arange(100.0))
+    _, size = _fsynced(events, tmp_path / "a.npy")
+    monkeypatch.undo()
+    assert size == os.path.getsize(tmp_path / "a.npy")
+    assert np.array_equal(np.load(tmp_path / "a.npy"), np.arange(100.0))
+
+
+def test_a_directory_that_cannot_be_fsynced_does_not_fail_a_save(tmp_path, monkeypatch):
+    # some file systems refuse to fsync a directory (EINVAL), and a parent this process may not
+    # read (chmod 333) cannot be opened for it: the files are still fsynced and the save goes on
+    real_fsync, real_open = os.fsync, os.open
+
+    def fsync(fd):
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real_fsync(fd)
+
+    def open_but_the_parent(p, flags, *args, **kw):
+        if os.path.realpath(p) == os.path.realpath(tmp_path / "open"):
+            raise PermissionError(errno.EACCES, "Permission denied", p)
+        return real_open(p, flags, *args, **kw)
+
+    for name, fake in (("fsync", fsync), ("open", open_but_the_parent)):
+        parent = tmp_path / name
+        parent.mkdir()
+        monkeypatch.setattr(os, name, fake)
+        for seed in (1, 2):                              # a new file or model, then one replaced
+            save_native(make_kv(seed=seed), parent / "m")
+            save_word2vec_format(make_kv(seed=seed), parent / "v.bin")
+            same(make_kv(seed=seed), load(parent / "m"))
+            same(make_kv(seed=seed), load(parent / "v.bin"))
+        monkeypatch.undo()
+        assert sorted(os.listdir(parent)) == ["m", "v.bin"]
 
 
 def test_atomic_write_text_encodes(tmp_path):

@@ -19,7 +19,8 @@ def atomic_write(path, mode="wb"):
 
     On any exception (``KeyboardInterrupt`` included) the temporary file is
     removed and ``path`` is left as it was: readers see the old file or the
-    complete new one, never a truncated file.  ``OSError`` becomes
+    complete new one, never a truncated file; the data and the rename are
+    fsynced before it returns.  ``OSError`` becomes
     :class:`OutputError` naming the path.
 
     An existing path that is not a regular file (``/dev/null``, a named pipe,
@@ -51,6 +52,22 @@ def atomic_write(path, mode="wb"):
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+    fsync_dir(directory)    # the rename itself is durable once the directory is on disk
+
+
+def fsync_dir(path):
+    """fsync the directory ``path`` (its entries: a rename into it); a file system that
+    cannot (``EINVAL``), or a directory this process may not open, is not an error."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _write_through(path, mode):

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_write, umask_mode
+from .atomic import atomic_write, fsync_dir as _fsync_dir, umask_mode
 from .errors import FormatError, OutputError, ParameterError
 from .vectors import KeyedVectors, first_nonfinite_row
 
@@ -791,19 +791,6 @@ def _is_native_dir(path):
         return False
 
 
-def _fsync_dir(path):
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 #: the file that makes a native directory a full model (:mod:`w2v.persist`)
 _MODEL_FILE = "model.json"
 
@@ -974,11 +961,15 @@ def aside_dirs(path):
 
     :func:`save_native` renames an existing model to ``.<name>.<random>.old``
     before renaming the new one in, and deletes it afterwards; a save killed
-    in between leaves it there.
+    in between leaves it there.  The random part holds no dot: ``.m.bak.x1.old``
+    is an aside of ``m.bak``, not of ``m`` (a save of ``m`` must not delete it,
+    nor ``Word2Vec.load`` of a missing ``m`` load it).
     """
     parent, name = os.path.split(os.path.abspath(path))
-    return [d for d in glob.glob(os.path.join(parent, "." + glob.escape(name) + ".*" + ASIDE_SUFFIX))
-            if os.path.isdir(d) and not os.path.islink(d)]
+    prefix = "." + name + "."
+    return [d for d in glob.glob(os.path.join(parent, glob.escape(prefix) + "*" + ASIDE_SUFFIX))
+            if "." not in os.path.basename(d)[len(prefix):-len(ASIDE_SUFFIX)]
+            and os.path.isdir(d) and not os.path.islink(d)]
 
 
 def _json_default(obj):
@@ -1173,7 +1164,11 @@ def _read_vocab(path, count):
     n_lines = body.count("\n") + 1 if body else 0
     if n_lines != count:
         raise FormatError(f"{path}: {n_lines} lines, but meta.json declares {count} words")
-    if len(parts) != 2 * count:
+    # as many tabs as lines is not one tab a line ("a<TAB>1<TAB>b" then "2"): with that many,
+    # the separators alternate if every newline comes second (UTF-8 holds no other 9 or 10 byte)
+    seps = np.frombuffer(raw, dtype=np.uint8)
+    seps = seps[(seps == 9) | (seps == 10)]
+    if len(parts) != 2 * count or (seps[1::2] != 10).any():
         for k, line in enumerate(body.split("\n")):
             if line.count("\t") != 1:
                 raise FormatError(f"{path}: line {k + 1}: expected 'word<TAB>count'")
