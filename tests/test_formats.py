@@ -1301,14 +1301,16 @@ def test_native_settings_with_numpy_values_and_paths_are_saved_as_json(tmp_path)
                                              "sizes": [0, 1, 2]}
 
 
-def test_a_native_model_directory_gets_the_mode_mkdir_would_give(tmp_path):
-    # the directory is made by mkdtemp (mode 0700): once renamed in, it gets 0777 less the umask
+@pytest.mark.parametrize("save, mode", [(save_native, 0o750), (save_word2vec_format, 0o640)])
+def test_a_saved_model_gets_the_mode_mkdir_or_open_would_give(tmp_path, save, mode):
+    # made by mkdtemp (0700) or mkstemp (0600): once renamed in, a native directory gets
+    # 0777 and a vectors file 0666, less the umask
     old = os.umask(0o027)
     try:
-        save_native(make_kv(), tmp_path / "m")
+        save(make_kv(), tmp_path / "m")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(os.stat(tmp_path / "m").st_mode) == 0o750
+    assert stat.S_IMODE(os.stat(tmp_path / "m").st_mode) == mode
 
 
 # --------------------------------------------------------------------------- atomic writes
@@ -1325,16 +1327,6 @@ def test_an_interrupted_atomic_write_leaves_the_old_file_and_no_temporary(tmp_pa
             raise exc
     assert path.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["v.bin"]
-
-
-def test_an_atomically_written_file_gets_the_mode_open_would_give(tmp_path):
-    # mkstemp makes the temporary file 0600: once renamed in, it gets 0666 less the umask
-    old = os.umask(0o027)
-    try:
-        save_word2vec_format(make_kv(), tmp_path / "v.bin")
-    finally:
-        os.umask(old)
-    assert stat.S_IMODE(os.stat(tmp_path / "v.bin").st_mode) == 0o640
 
 
 def _record_syncs(monkeypatch):
