@@ -509,16 +509,6 @@ def test_correlations_stay_within_minus_one_and_one():
         assert ev.pearson(x, 3 * x + 1)[0] <= 1.0 and ev.spearman(x, x)[0] <= 1.0
 
 
-def test_word_pair_lines_with_a_non_finite_score_are_skipped(tmp_path):
-    # "nan" and "inf" parse as floats but are no score: such a line is skipped like a header
-    kv = KeyedVectors(*offset_model())
-    plain = tmp_path / "p.txt"
-    plain.write_text("x0 y0 9\nx1 y1 1\nx2 x3 4\n")
-    odd = tmp_path / "odd.txt"
-    odd.write_text("x0 y0 9\nx4 y4 nan\nx1 y1 1\nx5 y5 inf\nx2 x3 4\nx6 y6 -Infinity\n")
-    assert kv.evaluate_word_pairs(odd, case_insensitive=False) == kv.evaluate_word_pairs(plain, case_insensitive=False)
-
-
 @pytest.mark.parametrize("name,data", [("q.txt.gz", b"not gzip data"), ("q.txt.bz2", b"not bz2 data"),
                                        ("q.txt.xz", b"not xz data"), ("dir", None)])
 def test_unreadable_evaluation_files_raise_format_error(tmp_path, name, data):
@@ -534,13 +524,17 @@ def test_unreadable_evaluation_files_raise_format_error(tmp_path, name, data):
             evaluate(kv, path)
 
 
-def test_word_pair_fields_are_stripped(tmp_path):
+@pytest.mark.parametrize("name,plain,odd", [
+    # "nan" and "inf" parse as floats but are no score: such a line is skipped like a header
+    ("nonfinite.txt", "x0 y0 9\nx1 y1 1\nx2 x3 4\n",
+     "x0 y0 9\nx4 y4 nan\nx1 y1 1\nx5 y5 inf\nx2 x3 4\nx6 y6 -Infinity\n"),
     # "word, word, score" (a space after each comma) reads as "word,word,score"
+    ("spaced.csv", "x0,y0,9\nx1,y1,1\nx2,x3,4\n", "x0, y0, 9\n x1 ,y1 , 1\nx2,  x3,4 \n"),
+])
+def test_word_pair_lines_read_as_their_plain_form(tmp_path, name, plain, odd):
     kv = KeyedVectors(*offset_model())
-    plain = tmp_path / "p.csv"
-    plain.write_text("x0,y0,9\nx1,y1,1\nx2,x3,4\n")
-    spaced = tmp_path / "spaced.csv"
-    spaced.write_text("x0, y0, 9\n x1 ,y1 , 1\nx2,  x3,4 \n")
-    expected = kv.evaluate_word_pairs(plain, case_insensitive=False)
-    assert kv.evaluate_word_pairs(spaced, case_insensitive=False) == expected
-    assert kv.evaluate_word_pairs(spaced, case_insensitive=False)[2] == 0.0
+    (tmp_path / f"plain-{name}").write_text(plain)
+    (tmp_path / name).write_text(odd)
+    expected = kv.evaluate_word_pairs(tmp_path / f"plain-{name}", case_insensitive=False)
+    assert expected[2] == 0.0  # every pair of the plain file is in the vocabulary
+    assert kv.evaluate_word_pairs(tmp_path / name, case_insensitive=False) == expected
