@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 import w2v.formats as formats
+import w2v.opener as opener
 from w2v.atomic import atomic_write, atomic_write_text
 from cli.main import main
 from w2v.errors import FormatError, OutputError, ParameterError
@@ -749,7 +750,7 @@ def test_npy_data_of_another_size_than_the_header_declares(tmp_path):
 
 # --------------------------------------------------------------------------- unreadable files
 def _deny(monkeypatch, name):
-    """Make ``open`` in w2v.formats (which opens every model file) fail on files named ``name``."""
+    """Make ``open`` in w2v.formats and w2v.opener (which open every model file) fail on files named ``name``."""
     real = builtins.open
 
     def fake(file, *args, **kwargs):
@@ -758,6 +759,7 @@ def _deny(monkeypatch, name):
         return real(file, *args, **kwargs)
 
     monkeypatch.setattr(formats, "open", fake, raising=False)
+    monkeypatch.setattr(opener, "open", fake, raising=False)
 
 
 @pytest.mark.parametrize("name", ["meta.json", "vocab.tsv", "vectors.npy"])

@@ -7,6 +7,7 @@ gensim where it applies) on vocabularies above the thresholds that enable them.
 import numpy as np
 import pytest
 
+import w2v.arrays as arrays
 import w2v.vectors as V
 from w2v.errors import FormatError, ParameterError
 from w2v.formats import load, save_native
@@ -186,10 +187,10 @@ def test_native_vocab_counts_parse_fast_path_and_errors(tmp_path):
 # --------------------------------------------------------------------------- mutation-audit additions
 @pytest.mark.parametrize("row", [0, 3, 4, 9, 10])
 def test_non_finite_check_names_the_row_in_any_block(monkeypatch, row):
-    monkeypatch.setattr(V, "_FINITE_BLOCK", 12)          # blocks of 4 rows of 3 values
+    monkeypatch.setattr(arrays, "FINITE_BLOCK", 12)          # blocks of 4 rows of 3 values
     vecs = np.ones((11, 3), np.float32)
     vecs[row, 1] = np.nan
-    assert V.first_nonfinite_row(vecs) == row
+    assert arrays.first_nonfinite_row(vecs) == row
     with pytest.raises(ParameterError, match=rf"'w{row}' \(row {row}\)"):
         KeyedVectors([f"w{i}" for i in range(11)], vecs)
 

@@ -14,26 +14,20 @@ Sentence boundaries (line ends and file ends) are stored in the stream itself
 as the sentinel ``-1``.  Sentences longer than ``max_sentence_length`` are
 split by the training kernel, never truncated.
 """
-import bz2
-import codecs
-import gzip
-import io
 import itertools
-import lzma
 import os
 import re
 import stat
-import sys
 import tempfile
-import threading
 import warnings
-import zlib
 from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from . import opener
 from .errors import CorpusError, CorpusWarning, ParameterError
+from .opener import replaced_sequences
 
 SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
@@ -122,50 +116,21 @@ def resolve_inputs(paths):
 
 
 def open_binary(path):
-    """Open a corpus file for reading bytes: ``.gz``, ``.bz2`` and ``.xz`` are
-    decompressed on the fly; ``"-"`` is standard input."""
-    if path == "-":
-        return sys.stdin.buffer
+    """Open a corpus file for reading bytes, decompressed as its first bytes say
+    (:func:`w2v.opener.open_binary`); ``"-"`` is standard input."""
     try:
-        if path.endswith(".gz"):
-            return gzip.open(path, "rb")
-        if path.endswith(".bz2"):
-            return bz2.open(path, "rb")
-        if path.endswith(".xz") or path.endswith(".lzma"):
-            return lzma.open(path, "rb")
-        return open(path, "rb", buffering=1 << 20)
+        return opener.open_binary(path)
     except OSError as exc:
         raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
 
 
-_decode_errors = threading.local()
-
-
-def _replace_and_count(exc):
-    """Decoding's ``errors="replace"`` (U+FFFD for each invalid sequence), counting them per thread."""
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    _decode_errors.count = getattr(_decode_errors, "count", 0) + 1
-    return "\ufffd", exc.end
-
-
-codecs.register_error("w2v.replace", _replace_and_count)
-
-
-def replaced_sequences():
-    """How many undecodable byte sequences :func:`open_text` readers have replaced in this thread."""
-    return getattr(_decode_errors, "count", 0)
-
-
 def open_text(path):
-    """Open a corpus file for reading as UTF-8 text, undecodable bytes replaced.
-
-    ``.gz``, ``.bz2`` and ``.xz`` files are decompressed on the fly; ``"-"`` is
-    standard input.  Line endings are not translated (``\\r`` is whitespace).
-    Each invalid byte sequence becomes U+FFFD, as with ``errors="replace"``,
-    and is counted (:func:`replaced_sequences`).
-    """
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="w2v.replace", newline="")
+    """Open a corpus file as UTF-8 text, each undecodable byte sequence replaced by U+FFFD
+    and counted (:func:`w2v.opener.open_text`, :func:`w2v.opener.replaced_sequences`)."""
+    try:
+        return opener.open_text(path)
+    except OSError as exc:
+        raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
 
 
 def input_size(files):
@@ -245,7 +210,7 @@ def _read_chunks(fh, path, chunk_chars, on_bytes=None, limit=None):
             limit -= 1
         try:
             data = fh.read(chunk_chars)
-        except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as exc:
+        except (*opener.DECODE_ERRORS, ValueError) as exc:
             raise CorpusError(f"cannot read corpus {path}: {exc}") from None
         if not data:
             return

@@ -11,15 +11,14 @@ The bundled test sets live in ``data/eval`` (see :func:`default_eval_paths`).
 from __future__ import annotations
 
 import logging
-import lzma
 import math
 import os
-import zlib
 from pathlib import Path
 
 import numpy as np
 
 from .errors import FormatError, ParameterError, VocabularyError
+from .opener import DECODE_ERRORS, open_binary
 from .vectors import _BLOCK_ELEMENTS, _unitrows, _unitvec
 
 logger = logging.getLogger(__name__)
@@ -59,17 +58,17 @@ def default_eval_paths():
 
 def _read_lines(path):
     """Decoded lines of a (possibly compressed) UTF-8 text file."""
-    from .formats import _open_read, decode_utf8
+    from .formats import decode_utf8
 
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not an evaluation file")
     try:
-        with _open_read(path) as fin:
+        with open_binary(path, buffering=-1) as fin:
             raw = fin.read()
     except FileNotFoundError:
         raise
-    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+    except (*DECODE_ERRORS, ValueError) as exc:
         # a corrupt .gz or .bz2 file raises OSError (gzip.BadGzipFile), a corrupt .xz LZMAError
         raise FormatError(f"{path}: cannot read: {exc}") from None
     text = decode_utf8(raw, path)

@@ -23,28 +23,26 @@ naming the file and the line number or byte offset of the problem.
 """
 from __future__ import annotations
 
-import bz2
 import codecs
-import gzip
 import glob
 import json
 import logging
-import lzma
 import math
 import os
 import re
 import shutil
 import tempfile
 import warnings
-import zlib
 from numbers import Integral
-from pathlib import Path
 
 import numpy as np
 
 from .atomic import atomic_write, fsync_dir as _fsync_dir, umask_mode
 from .errors import FormatError, OutputError, ParameterError
-from .vectors import KeyedVectors, first_nonfinite_row
+from .opener import (DECODE_ERRORS, compression_for_suffix, compression_of, open_binary, open_compressed_writer,
+                     strip_compression_suffix)
+from .arrays import check_finite, first_nonfinite_row
+from .vectors import KeyedVectors
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +72,6 @@ _MAX_WORD = 1 << 27
 _WRITE_ROWS = 8192        # rows formatted per write call
 _MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a corrupt header
 
-_COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
 # What the word2vec writers refuse inside a word: ASCII whitespace, where word2vec.c, gensim,
 # fastText and C readers (``isspace``, ``bytes.split``) end a word or a line.  Other whitespace
 # (NO-BREAK SPACE, IDEOGRAPHIC SPACE, U+2028, ...) stays inside a word in every one of them, as
@@ -82,7 +79,7 @@ _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".lzma": "xz"}
 _WHITESPACE = re.compile(r"[ \t\n\r\v\f]")
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
-_DECODE_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+_DECODE_ERRORS = DECODE_ERRORS
 _DIGITS = re.compile(r"[0-9 ]*")
 _FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
                     re.IGNORECASE)
@@ -91,7 +88,11 @@ _NEWLINES = re.compile(rb"\n*")
 
 
 def _compression(path):
-    return _COMPRESSED.get(Path(path).suffix.lower())
+    """The compression of an existing file (from its first bytes), or None."""
+    try:
+        return compression_of(path)
+    except OSError:
+        return None
 
 
 def decode_utf8(raw, path):
@@ -104,14 +105,7 @@ def decode_utf8(raw, path):
 
 
 def _open_read(path):
-    kind = _compression(path)
-    if kind == "gzip":
-        return gzip.open(path, "rb")
-    if kind == "bz2":
-        return bz2.open(path, "rb")
-    if kind == "xz":
-        return lzma.open(path, "rb")
-    return open(path, "rb")
+    return open_binary(path, buffering=-1)
 
 
 def _open_input(path):
@@ -468,34 +462,9 @@ def _drop_duplicates(words, vectors, path):
 
 
 def _first_nonfinite_row(vectors):
-    """Index of the first row of a 2-d array holding NaN or infinity; None if there is none
-    (:func:`w2v.vectors.first_nonfinite_row`: bounded blocks, memory-mapped arrays included)."""
+    """Index of the first row of a 2-d array holding NaN or infinity; None if there is none."""
     bad = first_nonfinite_row(vectors)
     return None if bad < 0 else bad
-
-
-def check_finite(array, path, words=None):
-    """Raise FormatError naming ``path`` if the 2-d ``array`` holds NaN or infinity.
-
-    Parameters
-    ----------
-    array : numpy.ndarray
-        Checked in bounded blocks (memory-mapped arrays included).
-    path : str
-        The file, for the message.
-    words : list of str, optional
-        The words of the rows, named in the message.
-
-    Raises
-    ------
-    FormatError
-        A value is NaN or infinite.
-    """
-    bad = _first_nonfinite_row(array)
-    if bad is not None:
-        who = f" (word {words[bad]!r})" if words is not None and bad < len(words) else ""
-        raise FormatError(f"{path}: row {bad}{who} contains NaN or infinity "
-                          "(or a value too large for float32)")
 
 
 def _parse_numbers(rests, dim):
@@ -716,19 +685,13 @@ def _check_finite(kv, path):
 
 def _atomic_write(path, write):
     """Call ``write(fileobj)`` on a temp file next to ``path`` (compressed by suffix), then rename."""
-    kind = _compression(path)
+    kind = compression_for_suffix(path)
     with atomic_write(path, "wb") as raw:
-        if kind == "gzip":
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
-                write(out)
-        elif kind == "bz2":
-            with bz2.BZ2File(raw, "wb") as out:
-                write(out)
-        elif kind == "xz":
-            with lzma.LZMAFile(raw, "wb") as out:
-                write(out)
-        else:
+        if kind is None:
             write(raw)
+        else:
+            with open_compressed_writer(raw, kind) as out:
+                write(out)
 
 
 def save_word2vec_format(kv, path, binary=True):
@@ -782,7 +745,7 @@ def save_word2vec_format(kv, path, binary=True):
 
 
 # --------------------------------------------------------------------------- native
-def _is_native_dir(path):
+def is_native_dir(path):
     meta = os.path.join(path, "meta.json")
     try:
         with open(meta, "rb") as f:
@@ -817,7 +780,7 @@ def _check_replaceable_paths(path, target, full_model):
             raise OutputError(f"cannot write {path}: it exists and is not a model directory")
         if not os.listdir(target):
             return
-        if not _is_native_dir(target):
+        if not is_native_dir(target):
             raise OutputError(f"cannot write {path}: refusing to replace a directory that is not a w2v native model")
         if not full_model and os.path.lexists(os.path.join(target, _MODEL_FILE)):
             raise OutputError(f"cannot write {path}: refusing to replace a full w2v model (it holds "
@@ -870,7 +833,7 @@ def save_native(kv, path, extra=None):
     target = os.path.abspath(path)
     _check_words_native(kv, path)
     try:
-        settings = json.loads(json.dumps(kv.settings or {}, default=_json_default))
+        settings = json.loads(json.dumps(kv.settings or {}, default=json_default))
     except (TypeError, ValueError) as exc:
         raise FormatError(f"{path}: settings are not JSON-serialisable: {exc}") from None
     _check_replaceable(path, target, full_model=extra is not None)
@@ -972,7 +935,8 @@ def aside_dirs(path):
             and os.path.isdir(d) and not os.path.islink(d)]
 
 
-def _json_default(obj):
+def json_default(obj):
+    """``json.dumps``' ``default``: NumPy scalars and arrays as numbers and lists, paths as strings."""
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -995,7 +959,7 @@ def _cannot_read(path, exc):
     return FormatError(f"{path}: cannot read: {exc.strerror or exc}")
 
 
-def _read_model_file(path, missing):
+def read_model_file(path, missing):
     """The bytes of a small file of a model directory; FormatError if missing or unreadable."""
     try:
         with open(path, "rb") as f:
@@ -1157,7 +1121,7 @@ def _bad_count(path, fields):
 
 
 def _read_vocab(path, count):
-    raw = _read_model_file(path, "missing file (not a complete w2v native model)")
+    raw = read_model_file(path, "missing file (not a complete w2v native model)")
     text = decode_utf8(raw, path)
     body = text[:-1] if text.endswith("\n") else text
     parts = body.replace("\n", "\t").split("\t") if body else []
@@ -1186,7 +1150,7 @@ def _read_vocab(path, count):
     return words, counts
 
 
-def load_native(path, mmap=True):
+def load_native(path, mmap=True, check_values=True):
     """Load a native-format model directory.
 
     Every file is checked: ``meta.json``, the ``.npy`` header against the
@@ -1201,6 +1165,9 @@ def load_native(path, mmap=True):
     mmap : bool, optional
         Memory-map ``vectors.npy`` read-only (``np.load(..., mmap_mode='r',
         allow_pickle=False)``) instead of reading it into memory.
+    check_values : bool, optional
+        Check every value for NaN and infinity (a caller that reads the
+        vectors again, as a full model's loader does, checks that copy).
 
     Returns
     -------
@@ -1216,10 +1183,6 @@ def load_native(path, mmap=True):
     FileNotFoundError
         ``path`` does not exist.
     """
-    return _load_native(path, mmap)
-
-
-def _load_native(path, mmap=True, check_values=True):
     """:func:`load_native`; ``check_values=False`` skips the NaN/infinity scan of the vectors
     (:func:`inspect`, and :func:`w2v.persist.load_model`, which checks the copy it reads)."""
     path = os.fspath(path)
@@ -1228,7 +1191,7 @@ def _load_native(path, mmap=True, check_values=True):
             raise FileNotFoundError(2, "No such file or directory", path)
         raise FormatError(f"{path}: not a directory; a native model is a directory")
     meta_path = os.path.join(path, "meta.json")
-    raw = _read_model_file(meta_path, "missing file (not a w2v native model directory)")
+    raw = read_model_file(meta_path, "missing file (not a w2v native model directory)")
     try:
         meta = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -1344,7 +1307,7 @@ def inspect(path):
     """
     path = os.fspath(path)
     if os.path.isdir(path):
-        kv = _load_native(path, mmap=True, check_values=False)
+        kv = load_native(path, mmap=True, check_values=False)
         return {"format": "native", "count": len(kv), "dim": kv.vector_size, "settings": kv.settings,
                 "compression": None, "path": path, "has_counts": kv.counts is not None}
     with _open_input(path) as fin:
@@ -1382,10 +1345,7 @@ def save(kv, path, format=None):
     """
     path = os.fspath(path)
     if format is None:
-        name = path.lower()
-        for suf in _COMPRESSED:
-            if name.endswith(suf):
-                name = name[: -len(suf)]
+        name = strip_compression_suffix(path).lower()
         if name.endswith(".bin"):
             format = "bin"
         elif name.endswith((".txt", ".vec")):

@@ -429,16 +429,16 @@ def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
 
 # --------------------------------------------------------------------------- save
 def _json_bytes(obj):
-    from .formats import _json_default
+    from .formats import json_default
 
     # numpy scalars (settings such as dim=np.int64(100) pass validation) are written as numbers
-    return (json.dumps(obj, indent=1, sort_keys=True, default=_json_default) + "\n").encode("utf-8")
+    return (json.dumps(obj, indent=1, sort_keys=True, default=json_default) + "\n").encode("utf-8")
 
 
 def _check_arrays_to_save(model, arrays, path):
     """Refuse what :func:`load_model` would reject: weights of the wrong shape (replaced by hand),
     random states not one per thread, NaN or infinite weights (a diverged run)."""
-    from .formats import check_finite
+    from .arrays import check_finite
 
     s = model.settings
     v = len(model.vocab)
@@ -536,10 +536,10 @@ def _recover_path(path):
 
 
 def _read_header(path):
-    from .formats import _read_model_file
+    from .formats import read_model_file
 
     mpath = os.path.join(path, MODEL_FILE)
-    raw = _read_model_file(mpath, f"missing file ({path} is not a full w2v model; "
+    raw = read_model_file(mpath, f"missing file ({path} is not a full w2v model; "
                                   "a vectors-only directory loads with w2v.load)")
     try:
         header = json.loads(raw.decode("utf-8"))
@@ -611,7 +611,8 @@ def load_model(cls, path):
     FileNotFoundError
         ``path`` does not exist.
     """
-    from .formats import _load_native, check_finite, read_array
+    from .arrays import check_finite
+    from .formats import load_native, read_array
 
     path = os.fspath(path)
     if not os.path.isdir(path):
@@ -629,7 +630,7 @@ def load_model(cls, path):
     if dim != settings.dim:
         raise FormatError(f"{mpath}: dim {dim} differs from settings.dim {settings.dim}")
     # checks meta.json, the vectors' shape, vocab.tsv (the values: below, in the copy read)
-    kv = _load_native(path, mmap=True, check_values=False)
+    kv = load_native(path, mmap=True, check_values=False)
     if len(kv) != v or kv.vector_size != dim:
         raise FormatError(f"{os.path.join(path, 'meta.json')}: {len(kv)} x {kv.vector_size} vectors, "
                           f"but {MODEL_FILE} declares {v} x {dim}")

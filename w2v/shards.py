@@ -26,11 +26,11 @@ import numpy as np
 from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _read_chunks, id_table, open_text, remap_ids,
                      replaced_sequences, resolve_inputs, token_pieces)
 from .errors import CorpusError
+from .opener import compression_of
 
 ALIGN_WINDOW = 1 << 16           # bytes searched for a newline after a nominal cut
 DEFAULT_SHARD_BYTES = 64 << 20   # largest byte range of one shard
 MIN_SHARD_BYTES = 64 << 10       # smallest shard plan_shards cuts to reach min_shards
-_COMPRESSED = (".gz", ".bz2", ".xz", ".lzma")
 _WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
@@ -54,7 +54,11 @@ class Shard:
 
 
 def is_compressed(path):
-    return path.endswith(_COMPRESSED)
+    """Whether ``path`` is read through a decompressor (then it is one shard, not byte ranges)."""
+    try:
+        return compression_of(path) is not None
+    except OSError as exc:
+        raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
 
 
 def plan_shards(paths, shard_bytes=DEFAULT_SHARD_BYTES, min_shards=1):

@@ -24,6 +24,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .arrays import first_nonfinite_row
 from .errors import FormatError, ParameterError, UnknownWordError
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,6 @@ _NORM_BLOCK = 1 << 18     # elements per block when computing the norms (a 1 MiB
 _FILTER_MIN = 1 << 16     # top-k over at least this many scores: filter candidates first
 _FILTER_RATIO = 64        # sample size / k for the filter threshold
 _BATCH_QUERIES = 256      # queries per pass over a large vocabulary in most_similar_batch
-_FINITE_BLOCK = 1 << 22   # values per block when checking vectors for NaN/inf
 
 # A float32 norm computed from float32 squares is exact to rounding only in a middle range:
 # above ~1.8e19 the squares overflow to inf, below ~1e-19 they go subnormal (and vanish below
@@ -168,28 +168,6 @@ def _as_matrix(value):
     if arr.shape[1] == 0:
         raise ParameterError(f"vectors must have at least one dimension, got shape {arr.shape}")
     return arr
-
-
-def first_nonfinite_row(arr):
-    """Index of the first row of a 2-d array holding NaN or infinity, or -1.
-
-    Works in blocks of ``_FINITE_BLOCK`` values (a memory-mapped array is
-    read once, in bounded memory).  A block's sum is finite when all its
-    values are; where it is not (or it overflowed) the values are checked
-    one by one: about twice as fast as ``isfinite`` on every value.
-    """
-    if arr.ndim != 2 or arr.size == 0:
-        return -1
-    rows = max(1, _FINITE_BLOCK // arr.shape[1])
-    with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, len(arr), rows):
-            block = arr[start:start + rows]
-            if np.isfinite(np.add.reduce(block, axis=None)):
-                continue
-            ok = np.isfinite(block).all(axis=1)
-            if not ok.all():
-                return start + int(np.argmin(ok))
-    return -1
 
 
 def _unitvec(vec):
