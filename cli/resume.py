@@ -12,14 +12,14 @@ _RENAMED = {"max_vocab": "max_vocab_size"}
 
 def check_model_dir(path, option):
     """Fail before training if a full model cannot be written to the directory ``path``."""
-    from w2v.formats import _is_native_dir
+    from w2v.formats import is_native_dir
 
     target = os.path.abspath(path)
     parent = os.path.dirname(target)
     if os.path.lexists(target):
         if not os.path.isdir(target) or os.path.islink(target):
             raise OutputError(f"{option} {path}: exists and is not a model directory")
-        if os.listdir(target) and not _is_native_dir(target):
+        if os.listdir(target) and not is_native_dir(target):
             raise OutputError(f"{option} {path}: refusing to replace a directory that is not a w2v model")
     if not os.path.isdir(parent):
         raise OutputError(f"{option} {path}: directory {parent} does not exist")
