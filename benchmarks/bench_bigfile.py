@@ -38,7 +38,7 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="w2v-big-")
     report = os.path.join(tmp, "report.json")
-    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "cli.main", "train", args.corpus, "-o",
+    cmd = ["/usr/bin/time", "-v", sys.executable, str(REPO / "benchmarks" / "run_cli.py"), "train", args.corpus, "-o",
            os.path.join(tmp, "v.bin"), "--threads", str(args.threads), "--epochs", str(args.epochs),
            "--dim", str(args.dim), "--report-json", report, "--quiet"]
     env = dict(os.environ, PYTHONPATH=str(REPO))

@@ -10,6 +10,9 @@ child's time is split into vocabulary building and training:
                  (word2vec.c and gensim draw fresh negatives per pair);
 * w2v-exact      the same with ``--exact`` (word2vec.c's per-pair order, Hogwild threads
                  without replicas): the like-for-like algorithm (not in the default systems);
+* w2v-base       w2v from another checkout (``--base-cmd``), for before/after comparisons of a
+                 change: its words/s ratio and, at 1 thread, whether it wrote the same file
+                 (SHA-256 of the vectors) are in the summary (not in the default systems);
 * gensim-iter    ``benchmarks/run_gensim.py --mode iter``: ``build_vocab(LineSentence)`` and
                  ``train(...)`` timed separately (for a single-line corpus the reader is
                  ``Text8Corpus`` by default, see ``--gensim-reader``);
@@ -57,6 +60,7 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import datetime as _dt
+import hashlib
 import json
 import shlex
 import shutil
@@ -72,9 +76,10 @@ from common import (REPO, EVAL_DIR, TIME_BIN, count_tokens, evaluate_vectors, gi
                     machine_info, max_line_bytes, median, run_timed, which_real, write_line_broken,
                     write_prefix)
 
-ALL_SYSTEMS = ["w2v", "gensim-iter", "gensim-file", "word2vec-c", "fasttext", "gensim-file-stated", "w2v-exact"]
+ALL_SYSTEMS = ["w2v", "gensim-iter", "gensim-file", "word2vec-c", "fasttext", "gensim-file-stated", "w2v-exact",
+               "w2v-base"]
 DEFAULT_SYSTEMS = ALL_SYSTEMS[:5]
-W2V_RUNS = ("w2v", "w2v-exact")   # w2v-exact: w2v --exact, word2vec.c's per-pair negatives (no replicas)
+W2V_RUNS = ("w2v", "w2v-exact", "w2v-base")   # w2v-exact: --exact; w2v-base: another checkout (--base-cmd)
 GENSIM = ("gensim-iter", "gensim-file")   # the speed references
 GENSIM_RUNS = GENSIM + ("gensim-file-stated",)
 GENSIM_MIN_ALPHA = 1e-4   # gensim's default min_alpha, the end of the stated schedule
@@ -124,9 +129,13 @@ def parse_args(argv=None):
     ap.add_argument("--tag", default="", help="label added to the result file names")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per run (default: none)")
     ap.add_argument("--w2v-cmd", default=None,
-                    help="command that runs the w2v CLI (default: '<this python> -m cli.main' "
-                         "with PYTHONPATH=<repo>, i.e. the working tree); a custom command runs "
-                         "in the results' work folder, so 'env PYTHONPATH=DIR python -m cli.main' runs DIR's code")
+                    help="command that runs the w2v CLI (default: '<this python> benchmarks/run_cli.py', "
+                         "i.e. the working tree); a custom command runs in the results' work folder, so "
+                         "'python DIR/benchmarks/run_cli.py' runs DIR's code")
+    ap.add_argument("--base-cmd", default=None,
+                    help="command that runs the CLI of the w2v to compare with (system w2v-base), e.g. "
+                         "'python /path/to/old/checkout/benchmarks/run_cli.py' (or, for a checkout older than "
+                         "run_cli.py, 'env PYTHONPATH=DIR python -m cli.main'); runs in the work folder")
     ap.add_argument("--w2v-extra", default="", help="extra arguments for 'w2v train' (one string)")
     ap.add_argument("--no-warmup", action="store_true",
                     help="do not run w2v once on a small prefix first (fills the Numba cache)")
@@ -173,20 +182,17 @@ class Ctx:
         self.a, self.tokens, self.workdir = a, tokens, workdir
         self.corpus = str(Path(a.corpus).resolve())
         self.env = dict(ORIG_ENV)
-        # w2v: the default command runs the working tree (PYTHONPATH=<repo>,
-        # started in the repo).  A custom command is started in the work folder, not
-        # in the repo: `python -m` puts its current folder first on sys.path,
-        # which would otherwise shadow a PYTHONPATH given in the command.
+        # w2v: the default command runs the working tree (benchmarks/run_cli.py, started in the
+        # repo).  A custom command is started in the work folder, not in the repo: `python -m`
+        # puts its current folder first on sys.path, which would shadow a PYTHONPATH given in it.
         self.w2v_cwd = str(REPO)
+        self.w2v_env = dict(self.env)
         if a.w2v_cmd:
             self.w2v_cmd = shlex.split(a.w2v_cmd)
-            self.w2v_env = dict(self.env)
             self.w2v_cwd = str(workdir)
         else:
-            self.w2v_cmd = [sys.executable, "-m", "cli.main"]
-            self.w2v_env = dict(self.env)
-            self.w2v_env["PYTHONPATH"] = str(REPO) + (os.pathsep + self.env["PYTHONPATH"]
-                                                      if self.env.get("PYTHONPATH") else "")
+            self.w2v_cmd = [sys.executable, str(HERE / "run_cli.py")]
+        self.base_cmd = shlex.split(a.base_cmd) if a.base_cmd else None
         self.w2v_has_alpha = None
         self.word2vec_bin = a.word2vec_bin or which_real("word2vec")
         ft = a.fasttext_bin or which_real("fasttext")
@@ -233,9 +239,10 @@ class Ctx:
             return False, str(e)
 
 
-def cmd_w2v(ctx: Ctx, model, threads, out, report, corpus=None, seed=None):
+def cmd_w2v(ctx: Ctx, model, threads, out, report, corpus=None, seed=None, system="w2v"):
     a = ctx.a
-    cmd = ctx.w2v_cmd + ["train", corpus or ctx.corpus, "-o", str(out), "--model", model,
+    prefix = ctx.base_cmd if system == "w2v-base" else ctx.w2v_cmd
+    cmd = prefix + ["train", corpus or ctx.corpus, "-o", str(out), "--model", model,
                          "--dim", a.dim, "--window", a.window, "--negative", a.negative,
                          "--sample", repr(a.sample), "--min-count", a.min_count, "--epochs", a.epochs,
                          "--threads", threads, "--tokenizer", "whitespace", "--quiet",
@@ -263,10 +270,12 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
     binary = True
     if system in W2V_RUNS:
         out = wd / f"{tag}.bin"
-        cmd = cmd_w2v(ctx, model, threads, out, report, seed=seed)
+        if system == "w2v-base" and not ctx.base_cmd:
+            return {**rec, "status": "failed", "error": "system w2v-base needs --base-cmd"}
+        cmd = cmd_w2v(ctx, model, threads, out, report, seed=seed, system=system)
         if system == "w2v-exact":
             cmd.append("--exact")
-        env, cwd = ctx.w2v_env, ctx.w2v_cwd
+        env, cwd = ctx.w2v_env, (str(wd) if system == "w2v-base" else ctx.w2v_cwd)
         rec["alpha"] = alpha if ctx.w2v_has_alpha else "w2v default"
     elif system in GENSIM_RUNS:
         out = wd / f"{tag}.bin"
@@ -410,6 +419,8 @@ def run_system(ctx: Ctx, system: str, model: str, threads: int, tag: str, evalua
         _cleanup(wd, tag, a.keep_vectors)
         return rec
     rec["vectors_mib"] = out.stat().st_size / 2**20
+    if system in W2V_RUNS:
+        rec["output_sha256"] = hashlib.sha256(out.read_bytes()).hexdigest()
     if evaluate and not a.no_eval:
         try:
             rec["eval"] = evaluate_vectors(out, binary=binary,
@@ -495,6 +506,10 @@ def summarize(runs: list[dict], a) -> tuple[list[dict], list[dict]]:
                 rat["rss"] = div(w["max_rss_mib"], best(g, "max_rss_mib", min))
                 rat["words_per_sec_incl_vocab"] = div(w.get("words_per_sec_incl_vocab"),
                                                       best(g, "words_per_sec_incl_vocab", max))
+            base = sel.get("w2v-base")
+            if w and base:
+                rat["words_per_sec_vs_base"] = div(w["words_per_sec"], base["words_per_sec"])
+                rat["same_vectors_as_base"] = _same_outputs(runs, m, t)
             if wx and ref:
                 rat["exact_words_per_sec"] = div(wx["words_per_sec"], ref["words_per_sec"])
             if w and c:
@@ -505,6 +520,17 @@ def summarize(runs: list[dict], a) -> tuple[list[dict], list[dict]]:
                 rat["exact_words_per_sec_vs_c"] = div(wx["words_per_sec"], c["words_per_sec"])
             ratios.append(rat)
     return rows, ratios
+
+
+def _same_outputs(runs: list[dict], model: str, threads: int):
+    """Whether every repeat of w2v wrote the same file as the same repeat of w2v-base (None if unpaired)."""
+    def hashes(system):
+        return {r.get("seed", 0) if r.get("seed") is not None else i: r.get("output_sha256")
+                for i, r in enumerate(x for x in runs if x["system"] == system and x["model"] == model
+                                      and x["threads"] == threads and x.get("status") == "ok")}
+    mine, base = hashes("w2v"), hashes("w2v-base")
+    pairs = [(mine[k], base[k]) for k in mine if k in base]
+    return all(a == b for a, b in pairs) if pairs else None
 
 
 def _f(x, fmt="{:.2f}", none="–"):
@@ -579,6 +605,17 @@ def render_markdown(meta: dict, rows: list[dict], ratios: list[dict]) -> str:
                      f"{_f(x.get('wall'))} | {_f(x.get('rss'))} | "
                      f"{_f(x.get('words_per_sec_vs_c'))} | {_f(x.get('words_per_sec_incl_vocab_vs_c'))} | "
                      f"{_f(x.get('exact_words_per_sec'))} | {_f(x.get('exact_words_per_sec_vs_c'))} |")
+        L.append("")
+    based = [x for x in ratios if x.get("words_per_sec_vs_base") is not None]
+    if based:
+        L.append("Before/after (w2v ÷ w2v-base, the checkout of `--base-cmd`, same runs; 'same file': every "
+                 "repeat wrote byte-identical vectors):")
+        L.append("")
+        L.append("| model | thr | words/s ratio | same file |")
+        L.append("|---|---:|---:|---|")
+        for x in based:
+            same = {True: "yes", False: "**no**", None: "–"}[x.get("same_vectors_as_base")]
+            L.append(f"| {x['model']} | {x['threads']} | {_f(x['words_per_sec_vs_base'], '{:.3f}')} | {same} |")
         L.append("")
     fails = [r for r in rows if r["n_ok"] == 0 and r.get("error")]
     if fails:
@@ -697,13 +734,15 @@ def main(argv=None) -> int:
         elif not a.no_warmup:
             warm = workdir / "warmup.txt"
             write_prefix(corpus, warm, 2_000_000)
-            for m, exact in [(m, x) for m in a.model for x in (False, True)
-                             if ("w2v-exact" if x else "w2v") in a.systems]:
+            for m, system in [(m, s) for m in a.model for s in W2V_RUNS if s in a.systems]:
+                if system == "w2v-base" and not ctx.base_cmd:
+                    continue
                 cmd = cmd_w2v(ctx, m, max(a.threads), workdir / "warmup.bin", workdir / "warmup.json",
-                              corpus=str(warm)) + (["--exact"] if exact else [])
+                              corpus=str(warm), system=system) + (["--exact"] if system == "w2v-exact" else [])
                 t = time.perf_counter()
-                p = subprocess.run(cmd, env=ctx.w2v_env, cwd=ctx.w2v_cwd, capture_output=True, text=True)
-                print(f"w2v warm-up ({m}): rc {p.returncode}, {time.perf_counter() - t:.1f} s", file=sys.stderr)
+                p = subprocess.run(cmd, env=ctx.w2v_env, cwd=str(workdir) if system == "w2v-base" else ctx.w2v_cwd,
+                                   capture_output=True, text=True)
+                print(f"{system} warm-up ({m}): rc {p.returncode}, {time.perf_counter() - t:.1f} s", file=sys.stderr)
             for f in workdir.glob("warmup*"):
                 f.unlink()
 

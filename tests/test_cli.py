@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from w2v_cli.main import main
 from w2v import __version__
 
 
@@ -105,9 +105,9 @@ def test_bad_paths_one_line(tmp_path, small_corpus, monkeypatch):
     ro.mkdir()
     ro.chmod(0o500)
     if os.geteuid() == 0:   # permissions do not bind root (CI runs as root): os.access stands in
-        import cli.train
+        import w2v_cli.train as cli_train
         real_access = os.access
-        monkeypatch.setattr(cli.train.os, "access", lambda p, mode: p != str(ro) and real_access(p, mode))
+        monkeypatch.setattr(cli_train.os, "access", lambda p, mode: p != str(ro) and real_access(p, mode))
     assert_one_line_error(run(["train", str(small_corpus), "-o", str(ro / "v.bin")]), "not writable")
 
 
@@ -115,7 +115,7 @@ def test_bad_paths_one_line(tmp_path, small_corpus, monkeypatch):
                                   "save-model-in-missing-dir", "checkpoint-is-a-link"])
 def test_outputs_that_cannot_be_written_are_refused_before_training(small_corpus, tmp_path, monkeypatch, case):
     # each is refused before the corpus is read: found only when writing, it would cost the whole run
-    import cli.train
+    import w2v_cli.train as cli_train
     out = tmp_path / "v.bin"
     (tmp_path / "dir").mkdir()
     (tmp_path / "file").write_bytes(b"old")
@@ -131,7 +131,7 @@ def test_outputs_that_cannot_be_written_are_refused_before_training(small_corpus
     }[case]
     if case == "read-only-output":   # permissions do not bind root: os.access stands in for them
         real_access = os.access
-        monkeypatch.setattr(cli.train.os, "access",
+        monkeypatch.setattr(cli_train.os, "access",
                             lambda p, mode: p != str(tmp_path / "file") and real_access(p, mode))
     import w2v.model
     read = []
@@ -163,7 +163,7 @@ def test_interrupted_run_leaves_old_file(small_corpus, tmp_path):
     """SIGTERM during training: the previous output stays intact, no temp file is left."""
     out = tmp_path / "v.bin"
     out.write_bytes(b"old")
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(small_corpus), "-o", str(out),
+    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()", "train", str(small_corpus), "-o", str(out),
            "--epochs", "200", "--threads", "1", "--dim", "16"]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=os.path.dirname(os.path.dirname(__file__)))
     # wait until training has started (first progress line or vocabulary line)
@@ -189,7 +189,7 @@ def test_killed_convert_leaves_old_file_and_no_temporary_file(tmp_path, sig):
     out.write_bytes(b"old")
     # SIGHUP as from a terminal, even when the tests run under nohup (the CLI keeps an ignored SIGHUP)
     cmd = [sys.executable, "-c", "import signal; signal.signal(signal.SIGHUP, signal.SIG_DFL); "
-           "from cli.main import main; main()", "convert", str(src), str(out)]
+           "from w2v_cli.main import main; main()", "convert", str(src), str(out)]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=os.path.dirname(os.path.dirname(__file__)))
     deadline = time.monotonic() + 60
     while not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]:   # writing has started
@@ -266,7 +266,7 @@ def test_an_output_that_is_part_of_the_corpus_is_refused_before_training(small_c
 
 
 def test_save_model_holding_the_corpus_is_refused(small_corpus, tmp_path):
-    from cli.train import check_outputs_not_corpus
+    from w2v_cli.train import check_outputs_not_corpus
     from w2v.errors import OutputError
 
     model_dir = tmp_path / "m"
@@ -316,7 +316,7 @@ def test_memory_budget_error_speaks_mib(small_corpus, tmp_path):
 
 def test_malformed_scheduler_address_fails_at_once_in_one_line(small_corpus, tmp_path):
     pytest.importorskip("distributed")
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(small_corpus),
+    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()", "train", str(small_corpus),
            "-o", str(tmp_path / "v.bin"), "-q", "--scheduler", "garbage"]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
@@ -369,7 +369,7 @@ def test_an_output_that_is_a_pipe_or_device_is_written_through(small_corpus, tmp
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = [sys.executable, "-c", "from cli.main import main; main()"]
+CLI = [sys.executable, "-c", "from w2v_cli.main import main; main()"]
 
 
 def test_sighup_ignored_as_under_nohup_does_not_stop_training(small_corpus, tmp_path):
@@ -398,7 +398,7 @@ def test_a_second_ctrl_c_does_not_cut_the_cleanup_short(tmp_path):
     # "interrupted" was printed, came out of the interpreter's shutdown as a traceback
     script = (
         "import atexit, os, signal, sys, time\n"
-        "from cli.common import one_line_errors\n"
+        "from w2v_cli.common import one_line_errors\n"
         "def again():\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    time.sleep(0.2)\n"
@@ -539,11 +539,11 @@ def test_a_run_on_a_corpus_prints_nothing_on_stdout(small_corpus, tmp_path):
 
 def test_demo_run_trains_the_bundled_corpus_and_prints_neighbours(small_corpus, tmp_path, monkeypatch):
     # without CORPUS: the bundled corpus (here a small stand-in), the simple tokenizer (lower case)
-    import cli.train
+    import w2v_cli.train as cli_train
     import w2v
-    from cli.train import DEMO_WORDS
+    from w2v_cli.train import DEMO_WORDS
 
-    monkeypatch.setattr(cli.train, "BUNDLED_CORPUS", small_corpus)
+    monkeypatch.setattr(cli_train, "BUNDLED_CORPUS", small_corpus)
     rep = tmp_path / "r.json"
     res = run(["train", "-o", str(tmp_path / "v.bin"), "--dim", "8", "--epochs", "1", "--threads", "1", "-q",
                "--report-json", str(rep)])
@@ -555,7 +555,7 @@ def test_demo_run_trains_the_bundled_corpus_and_prints_neighbours(small_corpus, 
     lines = res.stdout.splitlines()
     assert [line.split(":")[0].strip() for line in lines] == [w for w in DEMO_WORDS if w in kv]
     assert len(lines) >= 4 and all(len(line.split(": ", 1)[1].split(", ")) == 6 for line in lines), lines
-    monkeypatch.setattr(cli.train, "BUNDLED_CORPUS", tmp_path / "missing.txt.xz")
+    monkeypatch.setattr(cli_train, "BUNDLED_CORPUS", tmp_path / "missing.txt.xz")
     assert_one_line_error(run(["train", "-o", str(tmp_path / "v2.bin")]), "bundled corpus not found")
 
 
@@ -564,7 +564,7 @@ def test_errors_and_warnings_of_several_lines_print_as_one_line():
 
     import click
 
-    from cli.common import one_line_errors
+    from w2v_cli.common import one_line_errors
     from w2v.errors import FormatError
 
     @click.command()
@@ -583,7 +583,7 @@ def test_errors_and_warnings_of_several_lines_print_as_one_line():
 
 
 def test_json_safe_turns_non_finite_floats_and_numpy_scalars_into_json():
-    from cli.common import json_safe
+    from w2v_cli.common import json_safe
 
     value = {"a": [float("nan"), float("inf"), -float("inf"), np.float32("nan"), np.float32(1.5), np.int64(3)],
              "b": (np.float64("inf"), "x", None)}

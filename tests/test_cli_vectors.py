@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from w2v_cli.main import main
 from w2v.formats import load, save_native, save_word2vec_format
 from w2v.vectors import KeyedVectors
 
@@ -350,7 +350,7 @@ def test_closed_stdout_pipe_stops_quietly(model):
     import subprocess
     import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "similar", str(model[1]), "king", "--topn", "15"]
+    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()", "similar", str(model[1]), "king", "--topn", "15"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
     proc.stdout.close()                       # closed before the command prints anything
     err = proc.stderr.read().decode()
@@ -364,6 +364,7 @@ def test_eval_names_a_corrupt_compressed_file(model, tmp_path, name):
     # alone, without the file's name (a corrupt .xz one named it)
     _, path = model
     bad = tmp_path / name
-    bad.write_bytes(b"not compressed at all")
+    magic = {"gz": b"\x1f\x8b", "bz2": b"BZh9", "xz": b"\xfd7zXZ\x00"}[name.rsplit(".", 1)[1]]
+    bad.write_bytes(magic + b"not compressed at all")   # the compression is read from the magic bytes
     for option in ("--analogies", "--pairs"):
         assert_one_line_error(run(["eval", path, option, bad]), name, "cannot read")

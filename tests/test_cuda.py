@@ -360,7 +360,7 @@ def test_cli_report_of_a_cuda_run_gives_its_compile_time(monkeypatch, small_corp
     monkeypatch.setattr(w2v.cuda, "require_cuda", lambda: None)
     monkeypatch.setattr(ct, "require_cuda", lambda: None)
     monkeypatch.setattr(ct, "train_epochs_cuda", fake_train)
-    from cli.main import main
+    from w2v_cli.main import main
     rep = tmp_path / "r.json"
     res = CliRunner().invoke(main, ["train", str(small_corpus), "--device", "cuda", "--epochs", "1", "--dim", "8",
                                     "-q", "-o", str(tmp_path / "v.bin"), "--report-json", str(rep)])
@@ -423,7 +423,7 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
 
 def test_cli_device_option_and_devices_command(tmp_path, small_corpus):
     import w2v.cuda as wc
-    from cli.main import main
+    from w2v_cli.main import main
 
     runner = CliRunner()
     out = runner.invoke(main, ["devices"])

@@ -190,7 +190,7 @@ def test_scheduler_lost_exits_with_one_line_error_and_checkpoint_intact(small_co
             c.wait_for_workers(2, timeout=60)
         ckpt, out = tmp_path / "ckpt", tmp_path / "vectors.bin"
         train = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "train", str(small_corpus), "--scheduler", address,
+            [sys.executable, "-m", "w2v_cli.main", "train", str(small_corpus), "--scheduler", address,
              "--epochs", "40", "--dim", "16", "--min-count", "3", "--round-words", "20000",
              "--checkpoint", str(ckpt), "-o", str(out), "-q"],
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
@@ -228,7 +228,7 @@ def test_scheduler_lost_exits_with_one_line_error_and_checkpoint_intact(small_co
 def test_cli_dask_workers_writes_the_same_files(small_corpus, tmp_path):
     from click.testing import CliRunner
 
-    from cli.main import main
+    from w2v_cli.main import main
 
     out, report = tmp_path / "v.bin", tmp_path / "r.json"
     res = CliRunner().invoke(main, ["train", str(small_corpus), "--dask-workers", "2", "--epochs", "1",
@@ -255,7 +255,7 @@ def test_cli_corrupt_corpus_on_dask_is_one_line(small_corpus, tmp_path):
     raw[len(raw) // 2] ^= 0xFF
     bad = tmp_path / "bad.txt.gz"
     bad.write_bytes(bytes(raw))
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(bad), "--dask-workers", "1",
+    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()", "train", str(bad), "--dask-workers", "1",
            "--epochs", "1", "--dim", "8", "-o", str(tmp_path / "v.bin"), "-q"]
     import socket
     with socket.socket() as taken:

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 import w2v.formats as formats
 import w2v.opener as opener
 from w2v.atomic import atomic_write, atomic_write_text
-from cli.main import main
+from w2v_cli.main import main
 from w2v.errors import FormatError, OutputError, ParameterError
 from w2v.formats import (inspect, load, load_native, load_word2vec_format, save, save_native,
                          save_word2vec_format)

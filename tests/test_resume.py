@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import w2v
-from cli.main import main
+from w2v_cli.main import main
 from w2v import Word2Vec
 from w2v.errors import FormatError, ParameterError, VocabularyError
 from w2v.persist import ResumeWarning, huffman_tree, update_settings
@@ -412,7 +412,7 @@ def test_saving_over_a_read_only_model_leaves_nothing_aside(small_corpus, tmp_pa
     path = tmp_path / "m"
     args = ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--epochs", "1", "--dim", "8",
             "--threads", "1", "-q", "--save-model", str(path)]
-    run = [sys.executable, "-c", "from cli.main import main; main()"] + args
+    run = [sys.executable, "-c", "from w2v_cli.main import main; main()"] + args
     subprocess.run(prefix + run, check=True, cwd=str(ROOT), timeout=300)
     os.chmod(path, 0o555)
     subprocess.run(prefix + run + ["--seed", "2"], check=True, cwd=str(ROOT), timeout=300)
@@ -923,7 +923,7 @@ def test_cli_resume_of_a_model_trained_on_standard_input_needs_a_corpus(small_co
 def test_the_resume_line_says_which_epochs_follow():
     from types import SimpleNamespace
 
-    from cli.resume import describe
+    from w2v_cli.resume import describe
 
     def model(done, total, epochs):
         state = None if done is None else {"epochs_done": done, "epochs": total}
@@ -977,7 +977,7 @@ def test_cli_interrupted_run_leaves_a_checkpoint_that_resumes(small_corpus, tmp_
     """SIGTERM after the first checkpoint: the checkpoint is complete and resumes the run."""
     ck = tmp_path / "ck"
     out = tmp_path / "v.bin"
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "train", str(small_corpus),
+    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()", "train", str(small_corpus),
            "-o", str(out), "--checkpoint", str(ck), "--epochs", "200", "--threads", "1", "--dim", "16",
            "--min-count", "3", "--quiet"]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=str(ROOT))

@@ -209,7 +209,7 @@ def test_shard_str_and_empty_file(tmp_path):
 
 
 def test_import_w2v_does_not_import_dask():
-    code = ("import sys, w2v, w2v.model, w2v.shards, cli.main\n"
+    code = ("import sys, w2v, w2v.model, w2v.shards, w2v_cli.main\n"
             "from w2v import Word2Vec\n"
             "assert 'dask' not in sys.modules and 'distributed' not in sys.modules, 'dask imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
@@ -233,7 +233,7 @@ def test_package_and_cli_work_without_dask(small_corpus, tmp_path):
         "else:\n"
         "    raise AssertionError('no error')\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-    cli = _NO_DASK + ("from cli.main import main\n"
+    cli = _NO_DASK + ("from w2v_cli.main import main\n"
                       "main(['train', sys.argv[1], '--dask-workers', '2', '-o', sys.argv[2], '-q'])\n")
     out = tmp_path / "v.bin"
     proc = subprocess.run([sys.executable, "-c", cli, str(small_corpus), str(out)], cwd=ROOT,
