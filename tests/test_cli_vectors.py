@@ -364,6 +364,8 @@ def test_eval_names_a_corrupt_compressed_file(model, tmp_path, name):
     # alone, without the file's name (a corrupt .xz one named it)
     _, path = model
     bad = tmp_path / name
-    bad.write_bytes(b"not compressed at all")
+    # the format's magic bytes, then garbage: compression is recognised from the first bytes
+    magic = {"gz": b"\x1f\x8b", "bz2": b"BZh", "xz": b"\xfd7zXZ\x00"}[name.rsplit(".", 1)[1]]
+    bad.write_bytes(magic + b"not compressed at all")
     for option in ("--analogies", "--pairs"):
         assert_one_line_error(run(["eval", path, option, bad]), name, "cannot read")
