@@ -19,13 +19,16 @@ import pytest
 from click.testing import CliRunner
 
 import w2v.formats as formats
+import w2v.formats.files as format_files
+import w2v.formats.native as native
+import w2v.formats.word2vec_read as word2vec_read
 import w2v.opener as opener
 from w2v.atomic import atomic_write, atomic_write_text
 from cli.main import main
 from w2v.errors import FormatError, OutputError, ParameterError
-from w2v.formats import (inspect, load, load_native, load_word2vec_format, save, save_native,
+from w2v.formats import inspect
+from w2v.vectors import (KeyedVectors, load, load_native, load_word2vec_format, save, save_native,
                          save_word2vec_format)
-from w2v.vectors import KeyedVectors
 
 WORDS = ["the", "naïve", "日本語", "ünïcödé", "a"]
 
@@ -750,7 +753,7 @@ def test_npy_data_of_another_size_than_the_header_declares(tmp_path):
 
 # --------------------------------------------------------------------------- unreadable files
 def _deny(monkeypatch, name):
-    """Make ``open`` in w2v.formats and w2v.opener (which open every model file) fail on files named ``name``."""
+    """Make ``open`` in w2v.formats.files and w2v.opener (which open every model file) fail on files named ``name``."""
     real = builtins.open
 
     def fake(file, *args, **kwargs):
@@ -758,7 +761,7 @@ def _deny(monkeypatch, name):
             raise PermissionError(13, "Permission denied", os.fspath(file))
         return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(formats, "open", fake, raising=False)
+    monkeypatch.setattr(format_files, "open", fake, raising=False)
     monkeypatch.setattr(opener, "open", fake, raising=False)
 
 
@@ -861,8 +864,8 @@ def test_what_the_writers_write_the_readers_read(tmp_path, monkeypatch):
     from w2v.corpus import DEFAULT_CHUNK_CHARS
 
     # the tokenizer cuts a run of non-space after 64 chunks: its longest token (4 bytes a character)
-    assert formats._MAX_WORD >= 65 * DEFAULT_CHUNK_CHARS * 4
-    monkeypatch.setattr(formats, "_MAX_WORD", 4096)
+    assert word2vec_read.MAX_WORD >= 65 * DEFAULT_CHUNK_CHARS * 4
+    monkeypatch.setattr(word2vec_read, "MAX_WORD", 4096)
     fits = make_kv(3, 2, words=["a", "é" * 2048, "b"])          # 4096 bytes
     for binary in (True, False):
         path = tmp_path / f"v{binary}.bin"
@@ -1048,7 +1051,7 @@ def test_a_failed_rename_into_place_puts_the_old_model_back(tmp_path, monkeypatc
             raise OSError(5, "Input/output error")
         return real_rename(src, dst)
 
-    monkeypatch.setattr(formats.os, "rename", failing_rename)
+    monkeypatch.setattr(native.os, "rename", failing_rename)
     with pytest.raises(OutputError, match="Input/output error"):
         save_native(make_kv(5, 2, seed=2), path)
     monkeypatch.undo()
@@ -1115,7 +1118,7 @@ def test_a_read_only_model_is_replaced_and_its_old_copy_deleted(tmp_path):
     (path / "sub" / "f").write_bytes(b"x")
     for folder in (path / "sub", path):
         os.chmod(folder, 0o555)
-    code = ("import sys, numpy as np; from w2v.formats import save_native; from w2v.vectors import KeyedVectors; "
+    code = ("import sys, numpy as np; from w2v.vectors import KeyedVectors, save_native; "
             "save_native(KeyedVectors(['x'], np.ones((1, 2), np.float32)), sys.argv[1])")
     root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -1213,8 +1216,8 @@ def test_gzip_output_does_not_depend_on_the_time(tmp_path):
 def test_reading_in_small_blocks_and_growing_the_matrix(tmp_path, monkeypatch, block):
     """Records and lines cut across read blocks, and a matrix that must grow, read the same;
     byte offsets in error messages stay absolute (counted from the start of the file)."""
-    monkeypatch.setattr(formats, "_BLOCK", block)
-    monkeypatch.setattr(formats, "_binary_capacity", lambda path, count, dim: 1)
+    monkeypatch.setattr(word2vec_read, "_BLOCK", block)
+    monkeypatch.setattr(word2vec_read, "_binary_capacity", lambda path, count, dim: 1)
     kv = make_kv(7, 3)
     for name, binary in (("v.bin", True), ("v.txt", False), ("v.bin.gz", True)):
         save_word2vec_format(kv, tmp_path / name, binary=binary)
