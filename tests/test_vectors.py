@@ -527,7 +527,7 @@ def test_get_mean_vector_matches_gensim(pre_normalize, post_normalize):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
 
 
-# --------------------------------------------------------------------------- mutation-audit additions
+# --------------------------------------------------------------------------- boundaries and misuse
 @pytest.mark.parametrize("before", [[0, 0, 0], [1e-30, 0, 2e-30]])
 def test_the_refused_row_is_named_among_rows_recomputed_in_float64(before):
     # zero and tiny rows are recomputed in float64 too: the error names the huge row, not them

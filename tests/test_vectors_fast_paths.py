@@ -185,7 +185,7 @@ def test_native_vocab_counts_parse_fast_path_and_errors(tmp_path):
             load(tmp_path / "m")
 
 
-# --------------------------------------------------------------------------- mutation-audit additions
+# --------------------------------------------------------------------------- block and pool boundaries
 @pytest.mark.parametrize("row", [0, 3, 4, 9, 10])
 def test_non_finite_check_names_the_row_in_any_block(monkeypatch, row):
     monkeypatch.setattr(arrays, "FINITE_BLOCK", 12)          # blocks of 4 rows of 3 values

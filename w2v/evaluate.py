@@ -6,6 +6,10 @@ out-of-vocabulary handling and tie/exclusion rules), but answer the analogy
 questions of a section with one matrix product per block of questions instead
 of one ``most_similar`` call per question.
 
+They take any object shaped like :class:`w2v.vectors.KeyedVectors`: one with
+``index_to_key``, ``len()``, ``vectors``, ``norms`` and ``get_normed_vectors()``
+(this module does not import :mod:`w2v.vectors`, which offers both as methods).
+
 The bundled test sets live in ``data/eval`` (see :func:`default_eval_paths`).
 """
 from __future__ import annotations

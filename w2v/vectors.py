@@ -26,6 +26,7 @@ import os
 
 import numpy as np
 
+from . import evaluate
 from .arrays import check_finite, row_norms
 from .errors import FormatError, ParameterError
 from .formats import (check_limit, check_unicode_errors, read_native, read_word2vec, write_native,
@@ -300,7 +301,6 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
     def __repr__(self):
         return f"<KeyedVectors: {len(self)} words x {self.vector_size} dims>"
 
-
     # ------------------------------------------------------- saving, evaluation
     def save(self, path):
         """Save in the native format (a directory); see :func:`save_native`."""
@@ -323,16 +323,14 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
     def evaluate_word_analogies(self, path, restrict_vocab=300000, case_insensitive=True,
                                 dummy4unknown=False, method="3cosadd"):
         """Analogy accuracy; see :func:`w2v.evaluate.evaluate_word_analogies`."""
-        from .evaluate import evaluate_word_analogies
-        return evaluate_word_analogies(self, path, restrict_vocab=restrict_vocab,
-                                       case_insensitive=case_insensitive,
-                                       dummy4unknown=dummy4unknown, method=method)
+        return evaluate.evaluate_word_analogies(self, path, restrict_vocab=restrict_vocab,
+                                                case_insensitive=case_insensitive,
+                                                dummy4unknown=dummy4unknown, method=method)
 
     def evaluate_word_pairs(self, path, restrict_vocab=300000, case_insensitive=True, dummy4unknown=False):
         """Correlation with human similarity judgements; see :func:`w2v.evaluate.evaluate_word_pairs`."""
-        from .evaluate import evaluate_word_pairs
-        return evaluate_word_pairs(self, path, restrict_vocab=restrict_vocab,
-                                   case_insensitive=case_insensitive, dummy4unknown=dummy4unknown)
+        return evaluate.evaluate_word_pairs(self, path, restrict_vocab=restrict_vocab,
+                                            case_insensitive=case_insensitive, dummy4unknown=dummy4unknown)
 
 
 # --------------------------------------------------------------------------- loading and saving
