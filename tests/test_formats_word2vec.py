@@ -8,7 +8,8 @@ import time
 import numpy as np
 import pytest
 
-import w2v.formats.word2vec_read as word2vec_read
+import w2v.formats.word2vec_binary as word2vec_binary
+import w2v.formats.word2vec_stream as word2vec_stream
 from w2v.errors import FormatError, ParameterError
 from w2v.formats import inspect
 from w2v.vectors import KeyedVectors, load, load_word2vec_format, save, save_native, save_word2vec_format
@@ -488,8 +489,8 @@ def test_what_the_writers_write_the_readers_read(tmp_path, monkeypatch):
     from w2v.corpus import DEFAULT_CHUNK_CHARS
 
     # the tokenizer cuts a run of non-space after 64 chunks: its longest token (4 bytes a character)
-    assert word2vec_read.MAX_WORD >= 65 * DEFAULT_CHUNK_CHARS * 4
-    monkeypatch.setattr(word2vec_read, "MAX_WORD", 4096)
+    assert word2vec_stream.MAX_WORD >= 65 * DEFAULT_CHUNK_CHARS * 4
+    monkeypatch.setattr(word2vec_stream, "MAX_WORD", 4096)
     fits = make_kv(3, 2, words=["a", "é" * 2048, "b"])          # 4096 bytes
     for binary in (True, False):
         path = tmp_path / f"v{binary}.bin"
@@ -605,8 +606,8 @@ def test_gzip_output_does_not_depend_on_the_time(tmp_path):
 def test_reading_in_small_blocks_and_growing_the_matrix(tmp_path, monkeypatch, block):
     """Records and lines cut across read blocks, and a matrix that must grow, read the same;
     byte offsets in error messages stay absolute (counted from the start of the file)."""
-    monkeypatch.setattr(word2vec_read, "_BLOCK", block)
-    monkeypatch.setattr(word2vec_read, "_binary_capacity", lambda path, count, dim: 1)
+    monkeypatch.setattr(word2vec_stream, "_BLOCK", block)
+    monkeypatch.setattr(word2vec_binary, "_binary_capacity", lambda path, count, dim: 1)
     kv = make_kv(7, 3)
     for name, binary in (("v.bin", True), ("v.txt", False), ("v.bin.gz", True)):
         save_word2vec_format(kv, tmp_path / name, binary=binary)

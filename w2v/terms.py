@@ -24,7 +24,24 @@ def bad_key(key):
 
 
 def check_vector(vector, dim, what="vector"):
-    """``vector`` as an array of shape ``(dim,)`` with finite values, or :class:`ParameterError`."""
+    """``vector`` as an array, checked to be numeric, of shape ``(dim,)`` and finite.
+
+    Parameters
+    ----------
+    vector : array_like
+    dim : int
+    what : str, optional
+        What the message calls the vector.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ParameterError
+        Another shape, a non-numeric dtype, or NaN or infinity.
+    """
     arr = np.asarray(vector)
     if arr.shape != (dim,) or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise ParameterError(f"{what} must be a numeric vector of shape ({dim},), got {arr.dtype} {arr.shape}")

@@ -20,6 +20,17 @@ def top_indices(scores, k):
     Uses ``np.argpartition`` and sorts only the selected ``k`` (the same steps
     as gensim's ``matutils.argsort(..., reverse=True)``, so ties are ordered
     identically).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        1-D.
+    k : int
+
+    Returns
+    -------
+    numpy.ndarray
+        ``min(k, scores.size)`` indices (intp).
     """
     return bottom_indices(-scores, k)
 
@@ -35,6 +46,17 @@ def bottom_indices(neg, k):
     whole vocabulary (a full ``argpartition`` of a million scores costs more
     than a quarter of a query).  Only the order among exactly tied scores
     can differ from gensim's, whose order among ties is arbitrary too.
+
+    Parameters
+    ----------
+    neg : numpy.ndarray
+        1-D negated scores (NaN never comes first).
+    k : int
+
+    Returns
+    -------
+    numpy.ndarray
+        The indices of the ``k`` smallest values, smallest first.
     """
     n = neg.size
     if k <= 0:
@@ -76,6 +98,22 @@ def chunked_bottom_k(neg_q, vecs, norms, k):
     the pool (one vectorised comparison per chunk).  The answer is then
     selected exactly from the pool.  A row with fewer than ``k`` finite
     candidates (NaN scores) is redone on the whole row.
+
+    Parameters
+    ----------
+    neg_q : numpy.ndarray
+        Negated unit query rows, shape ``(m, dim)``.
+    vecs : numpy.ndarray
+        The vocabulary's vectors, shape ``(n, dim)``.
+    norms : numpy.ndarray
+        Their divisors, shape ``(n,)``.
+    k : int
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        Per query, the ids and values of its ``k`` smallest negated scores,
+        smallest first.
     """
     m, n = len(neg_q), len(vecs)
     chunk = max(1024, arrays.BLOCK_ELEMENTS // max(1, m))

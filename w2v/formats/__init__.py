@@ -4,10 +4,13 @@ Formats
 -------
 word2vec binary and text (:mod:`w2v.formats.word2vec`)
     word2vec.c's ``-binary 1`` output and its text format (fastText ``.vec``
-    files included), optionally compressed (gzip, bzip2, xz).
+    files included), optionally compressed (gzip, bzip2, xz); read by
+    ``word2vec_stream`` (header, detection), ``word2vec_binary`` and
+    ``word2vec_text``.
 native (:mod:`w2v.formats.native`)
     A directory holding ``vectors.npy`` (memory-mappable), ``vocab.tsv``
-    (``word<TAB>count`` per line, in row order) and ``meta.json``.
+    (``word<TAB>count`` per line, in row order) and ``meta.json``; its
+    files are read and written with the checks of :mod:`w2v.formats.files`.
 
 The readers return plain data (:class:`Word2VecVectors`,
 :class:`NativeVectors`) and the writers take it; :mod:`w2v.vectors` builds

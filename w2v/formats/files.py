@@ -16,7 +16,23 @@ __all__ = ["check_utf8", "decode_utf8", "json_default", "load_npy", "read_array"
 
 
 def decode_utf8(raw, path):
-    """``raw.decode('utf-8')``; a FormatError naming the file and line where it is not UTF-8."""
+    """``raw.decode('utf-8')``, with a message naming the file and line where it is not UTF-8.
+
+    Parameters
+    ----------
+    raw : bytes
+    path : str
+        The file, for the message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FormatError
+        ``raw`` is not valid UTF-8.
+    """
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -49,7 +65,18 @@ def json_default(obj):
 
 
 def write_array(path, array):
-    """Write one array as ``.npy`` (no pickle) and fsync it; for files of a native directory."""
+    """Write one array as ``.npy`` (C order, no pickle) and fsync it; for files of a model directory.
+
+    Parameters
+    ----------
+    path : str
+    array : array_like
+
+    Raises
+    ------
+    OSError
+        The file cannot be written.
+    """
     with open(path, "wb") as f:
         np.save(f, np.ascontiguousarray(array), allow_pickle=False)
         f.flush()
@@ -62,7 +89,23 @@ def _cannot_read(path, exc):
 
 
 def read_model_file(path, missing):
-    """The bytes of a small file of a model directory; FormatError if missing or unreadable."""
+    """The bytes of a small file of a model directory.
+
+    Parameters
+    ----------
+    path : str
+    missing : str
+        What the message says of a missing file.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    FormatError
+        The file is missing ("``path``: ``missing``") or cannot be read.
+    """
     try:
         with open(path, "rb") as f:
             return f.read()

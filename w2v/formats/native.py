@@ -272,6 +272,16 @@ def aside_dirs(path):
     in between leaves it there.  The random part holds no dot: ``.m.bak.x1.old``
     is an aside of ``m.bak``, not of ``m`` (a save of ``m`` must not delete it,
     nor ``Word2Vec.load`` of a missing ``m`` load it).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model directory (it need not exist).
+
+    Returns
+    -------
+    list of str
+        Directories, not links.
     """
     parent, name = os.path.split(os.path.abspath(path))
     prefix = "." + name + "."

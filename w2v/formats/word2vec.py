@@ -27,7 +27,9 @@ from ..arrays import check_finite
 from ..atomic import atomic_write
 from ..errors import FormatError, ParameterError
 from ..opener import compression_for_suffix, open_compressed_writer
-from . import word2vec_read as records
+from . import word2vec_stream as stream
+from .word2vec_binary import read_binary_records
+from .word2vec_text import read_text_records
 from .files import check_utf8
 
 __all__ = ["Word2VecVectors", "check_limit", "check_unicode_errors", "inspect_word2vec", "read_word2vec",
@@ -123,19 +125,19 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict"):
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not a word2vec file")
-    with records.open_input(path) as fin:
-        reader = records.BlockReader(fin, path)
+    with stream.open_input(path) as fin:
+        reader = stream.BlockReader(fin, path)
         reader.more()
-        count, dim = records.parse_header(reader, path)
+        count, dim = stream.parse_header(reader, path)
         declared = count
         if limit is not None:
             count = min(count, limit)
         if binary is None:
-            binary = False if count == 0 else not records.looks_text(reader, dim)
-        read = records.read_binary_records if binary else records.read_text_records
+            binary = False if count == 0 else not stream.looks_text(reader, dim)
+        read = read_binary_records if binary else read_text_records
         words, vectors, key_to_index = read(reader, path, count, dim, unicode_errors)
         if limit is None:
-            records.check_nothing_follows(reader, path, declared)
+            stream.check_nothing_follows(reader, path, declared)
     return Word2VecVectors(words, vectors, key_to_index, bool(binary))
 
 
@@ -159,15 +161,15 @@ def inspect_word2vec(path):
         Not a word2vec file, or an uncompressed one smaller than its header's
         count and dim need.
     """
-    with records.open_input(path) as fin:
-        reader = records.BlockReader(fin, path)
+    with stream.open_input(path) as fin:
+        reader = stream.BlockReader(fin, path)
         reader.more()
-        count, dim = records.parse_header(reader, path)
+        count, dim = stream.parse_header(reader, path)
         header_bytes = reader.offset()
-        binary = False if count == 0 else not records.looks_text(reader, dim)
-    compression = records.compression(path)
+        binary = False if count == 0 else not stream.looks_text(reader, dim)
+    compression = stream.compression(path)
     if compression is None:
-        least = records.least_bytes(count, dim, binary)
+        least = stream.least_bytes(count, dim, binary)
         size = os.path.getsize(path)
         if size < header_bytes + least:
             raise FormatError(f"{path}: truncated file: the header declares {count:,} vectors of dim {dim}, "
@@ -179,7 +181,7 @@ def inspect_word2vec(path):
 # --------------------------------------------------------------------------- writing
 def _check_words(words, path, forbid):
     """Refuse, before anything is written, a word the word2vec readers could not read back."""
-    max_word = records.MAX_WORD
+    max_word = stream.MAX_WORD
     longest = max_word // 4          # a word of fewer characters cannot exceed MAX_WORD bytes
     for i, word in enumerate(words):
         if not word or forbid.search(word):
