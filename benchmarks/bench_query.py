@@ -103,7 +103,7 @@ def write_formats(kv, workdir):
     """The same vectors as word2vec binary, w2v native directory and gensim .kv; returns paths."""
     from gensim.models import KeyedVectors as GKV
 
-    from w2v.formats import save_native, save_word2vec_format
+    from w2v.vectors import save_native, save_word2vec_format
 
     paths = {"bin": os.path.join(workdir, "vectors.bin"), "native": os.path.join(workdir, "native"),
              "gensim": os.path.join(workdir, "vectors.kv")}

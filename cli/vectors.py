@@ -16,7 +16,7 @@ _CTX = {"help_option_names": ["-h", "--help"]}
 def _load(path, limit=None, unicode_errors="strict"):
     if not os.path.exists(path):
         raise click.ClickException(f"{path}: no such file or directory")
-    from w2v.formats import load
+    from w2v.vectors import load
 
     return load(path, limit=limit, unicode_errors=unicode_errors)
 
@@ -189,7 +189,7 @@ def convert(src, dst, to, limit, unicode_errors):
     (saved by ``--save-model``) is never replaced by vectors only.
     """
     from w2v.errors import OutputError
-    from w2v.formats import save
+    from w2v.vectors import save
 
     if os.path.exists(src) and os.path.exists(dst):
         try:

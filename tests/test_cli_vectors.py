@@ -6,8 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from w2v_cli.main import main
-from w2v.formats import load, save_native, save_word2vec_format
-from w2v.vectors import KeyedVectors
+from w2v.vectors import KeyedVectors, load, save_native, save_word2vec_format
 
 WORDS = ["man", "woman", "king", "queen", "boy", "girl", "prince", "princess", "paris", "france",
          "london", "england", "big", "bigger", "small", "smaller"]
@@ -364,7 +363,8 @@ def test_eval_names_a_corrupt_compressed_file(model, tmp_path, name):
     # alone, without the file's name (a corrupt .xz one named it)
     _, path = model
     bad = tmp_path / name
-    magic = {"gz": b"\x1f\x8b", "bz2": b"BZh9", "xz": b"\xfd7zXZ\x00"}[name.rsplit(".", 1)[1]]
-    bad.write_bytes(magic + b"not compressed at all")   # the compression is read from the magic bytes
+    # the format's magic bytes, then garbage: compression is recognised from the first bytes
+    magic = {"gz": b"\x1f\x8b", "bz2": b"BZh", "xz": b"\xfd7zXZ\x00"}[name.rsplit(".", 1)[1]]
+    bad.write_bytes(magic + b"not compressed at all")
     for option in ("--analogies", "--pairs"):
         assert_one_line_error(run(["eval", path, option, bad]), name, "cannot read")

@@ -376,7 +376,7 @@ def test_analogies_3cosmul_near_opposite_words_match_gensim_cosmul(tmp_path):
     assert len(sections[-1]["correct"]) > 20
 
 
-# --------------------------------------------------------------------------- mutation-audit additions
+# --------------------------------------------------------------------------- boundaries and misuse
 @pytest.mark.parametrize("restrict_vocab", [-1, True, 2.5, "10"])
 def test_a_bad_restrict_vocab_is_refused(tmp_path, restrict_vocab):
     # not a silent index_to_key[:-1] for -1, nor a vocabulary of one word for True

@@ -277,7 +277,7 @@ def test_every_damaged_header_byte_of_a_weight_file_is_a_format_error(trained, t
 def test_unreadable_model_files_are_format_errors(trained, tmp_path, monkeypatch, name):
     import builtins
 
-    import w2v.formats as formats
+    import w2v.formats.files as format_files
 
     path = tmp_path / "model"
     trained["sg-ns"].save(str(path))
@@ -288,7 +288,7 @@ def test_unreadable_model_files_are_format_errors(trained, tmp_path, monkeypatch
             raise PermissionError(13, "Permission denied", os.fspath(file))
         return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(formats, "open", deny, raising=False)
+    monkeypatch.setattr(format_files, "open", deny, raising=False)
     with pytest.raises(FormatError, match=f"{name}: cannot read: Permission denied"):
         Word2Vec.load(str(path))
 
@@ -307,7 +307,7 @@ def test_nan_weights_never_reach_training(trained, tmp_path):
 
 # --------------------------------------------------------------------------- vectors over a full model
 def test_vectors_only_never_replace_a_full_model(trained, tmp_path):
-    from w2v.formats import save_native
+    from w2v.vectors import save_native
 
     m = trained["sg-ns"]
     full = tmp_path / "full"

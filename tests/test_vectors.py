@@ -449,7 +449,7 @@ def test_constructor_rejects_non_numeric_non_finite_and_empty_vectors():
             KeyedVectors(["a"] if len(vecs) == 1 else ["a", "b"], vecs)
     big = np.ones((70_000, 8), np.float32)
     big[65_432, 5] = np.nan
-    with pytest.raises(ParameterError, match=r"'w65432' \(row 65432\)"):
+    with pytest.raises(ParameterError, match=r"row 65432 \(word 'w65432'\) contains NaN"):
         KeyedVectors([f"w{i}" for i in range(len(big))], big)
     # finite values whose sum overflows float32 are fine (the fast check falls back to the exact one)
     kv = KeyedVectors(["a", "b"], np.full((2, 4), 3e38, np.float32))
@@ -527,7 +527,7 @@ def test_get_mean_vector_matches_gensim(pre_normalize, post_normalize):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
 
 
-# --------------------------------------------------------------------------- mutation-audit additions
+# --------------------------------------------------------------------------- boundaries and misuse
 @pytest.mark.parametrize("before", [[0, 0, 0], [1e-30, 0, 2e-30]])
 def test_the_refused_row_is_named_among_rows_recomputed_in_float64(before):
     # zero and tiny rows are recomputed in float64 too: the error names the huge row, not them

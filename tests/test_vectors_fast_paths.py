@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import w2v.arrays as arrays
-import w2v.vectors as V
+import w2v.lookup as lookup
+import w2v.neighbours as neighbours
+import w2v.topk as topk
 from w2v.errors import FormatError, ParameterError
-from w2v.formats import load, save_native
-from w2v.vectors import KeyedVectors
+from w2v.vectors import KeyedVectors, load, save_native
 
 
 def exact_bottom(neg, k):
@@ -32,8 +33,8 @@ def big():
 def test_filtered_bottom_k_equals_exact_selection(k):
     rng = np.random.default_rng(k)
     neg = rng.standard_normal(200_000).astype(np.float32)
-    assert neg.size >= V._FILTER_MIN
-    got = V._bottom_indices(neg, k)
+    assert neg.size >= topk._FILTER_MIN
+    got = topk.bottom_indices(neg, k)
     assert np.array_equal(got, exact_bottom(neg, k))
 
 
@@ -42,15 +43,15 @@ def test_filtered_bottom_k_with_nans_ties_and_infinities():
     neg = rng.standard_normal(100_000).astype(np.float32)
     neg[::3] = np.nan                          # zero vectors give NaN scores: never selected first
     neg[5] = -np.inf
-    got = V._bottom_indices(neg, 20)
+    got = topk.bottom_indices(neg, 20)
     ref = exact_bottom(neg, 20)
     assert got[0] == 5 and np.array_equal(neg[got], neg[ref])
     ties = np.round(rng.standard_normal(100_000), 1).astype(np.float32)   # many exact ties
-    got, ref = V._bottom_indices(ties, 15), exact_bottom(ties, 15)
+    got, ref = topk.bottom_indices(ties, 15), exact_bottom(ties, 15)
     assert np.array_equal(ties[got], ties[ref])                          # same values, ties in any order
     nan_mostly = np.full(100_000, np.nan, np.float32)
     nan_mostly[[3, 9]] = [0.5, -0.5]
-    got = V._bottom_indices(nan_mostly, 5)                               # fewer finite values than k
+    got = topk.bottom_indices(nan_mostly, 5)                               # fewer finite values than k
     assert got[:2].tolist() == [9, 3] and len(got) == 5
 
 
@@ -66,10 +67,10 @@ def test_most_similar_on_a_large_vocabulary_matches_gensim(big):
 
 
 def test_chunked_batch_equals_single_queries(big, monkeypatch):
-    monkeypatch.setattr(V, "_BATCH_QUERIES", 16)        # several query blocks and vocabulary chunks
-    monkeypatch.setattr(V, "_BLOCK_ELEMENTS", 1 << 19)
+    monkeypatch.setattr(neighbours, "_BATCH_QUERIES", 16)        # several query blocks and vocabulary chunks
+    monkeypatch.setattr(arrays, "BLOCK_ELEMENTS", 1 << 19)
     words = [f"w{i}" for i in range(0, 4000, 97)] + [big["w3"] * 0.5]
-    assert V._BLOCK_ELEMENTS // len(big) < V._BATCH_QUERIES < len(words)
+    assert arrays.BLOCK_ELEMENTS // len(big) < neighbours._BATCH_QUERIES < len(words)
     batch = big.most_similar_batch(words, topn=7)
     assert len(batch) == len(words)
     for w, res in zip(words, batch):
@@ -105,8 +106,8 @@ def test_chunked_batch_with_zero_vectors():
 @pytest.mark.filterwarnings("error")          # no 'overflow encountered' warning
 def test_chunked_and_filtered_paths_with_extreme_rows(monkeypatch):
     """Rows whose float32 squares overflow or vanish keep their exact cosines on every path."""
-    monkeypatch.setattr(V, "_BATCH_QUERIES", 8)
-    monkeypatch.setattr(V, "_BLOCK_ELEMENTS", 1 << 18)
+    monkeypatch.setattr(neighbours, "_BATCH_QUERIES", 8)
+    monkeypatch.setattr(arrays, "BLOCK_ELEMENTS", 1 << 18)
     rng = np.random.default_rng(11)
     n, dim = 100_000, 8
     vecs = rng.standard_normal((n, dim), dtype=np.float32)
@@ -130,7 +131,7 @@ def test_chunked_and_filtered_paths_with_extreme_rows(monkeypatch):
         assert best[0] == f"w{d}" and best[1] == pytest.approx(1.0, abs=1e-5)
         assert kv.most_similar(f"w{d}", topn=1)[0] == (f"w{s}", pytest.approx(1.0, abs=1e-5))
     queries = [f"w{i}" for i in src[:40]] + [f"w{i}" for i in dst[:40]]
-    assert V._BLOCK_ELEMENTS // n < V._BATCH_QUERIES < len(queries)    # the chunked path
+    assert arrays.BLOCK_ELEMENTS // n < neighbours._BATCH_QUERIES < len(queries)    # the chunked path
     batch = kv.most_similar_batch(queries, topn=4)
     for q, res in zip(queries, batch):
         single = kv.most_similar(q, topn=4)
@@ -161,7 +162,7 @@ def test_native_load_answers_queries_before_building_the_index(big, tmp_path):
     assert kv._key_to_index is None                      # one-off queries scan, no index built
     with pytest.raises(KeyError):
         kv.get_index("nope")
-    for i in range(V._SCAN_LOOKUPS + 1):
+    for i in range(lookup._SCAN_LOOKUPS + 1):
         assert kv.get_index(f"w{1000 + i}") == 1000 + i
     assert kv._key_to_index is not None and kv.get_index("w7") == 7
 
@@ -184,14 +185,14 @@ def test_native_vocab_counts_parse_fast_path_and_errors(tmp_path):
             load(tmp_path / "m")
 
 
-# --------------------------------------------------------------------------- mutation-audit additions
+# --------------------------------------------------------------------------- block and pool boundaries
 @pytest.mark.parametrize("row", [0, 3, 4, 9, 10])
 def test_non_finite_check_names_the_row_in_any_block(monkeypatch, row):
     monkeypatch.setattr(arrays, "FINITE_BLOCK", 12)          # blocks of 4 rows of 3 values
     vecs = np.ones((11, 3), np.float32)
     vecs[row, 1] = np.nan
     assert arrays.first_nonfinite_row(vecs) == row
-    with pytest.raises(ParameterError, match=rf"'w{row}' \(row {row}\)"):
+    with pytest.raises(ParameterError, match=rf"row {row} \(word 'w{row}'\) contains NaN"):
         KeyedVectors([f"w{i}" for i in range(11)], vecs)
 
 
@@ -199,13 +200,13 @@ def test_non_finite_check_names_the_row_in_any_block(monkeypatch, row):
 def test_chunked_bottom_k_when_the_candidate_pools_are_cut_back(monkeypatch, k):
     # small chunks over many words: a k of 40 or more lets a row's candidates outgrow
     # max(4 k, 1024), so its pool is cut back to k under a tighter threshold, later chunks included
-    monkeypatch.setattr(V, "_BLOCK_ELEMENTS", 1024)     # chunks of 1024 words
+    monkeypatch.setattr(arrays, "BLOCK_ELEMENTS", 1024)     # chunks of 1024 words
     rng = np.random.default_rng(k)
     n = 60_000
     vecs = rng.standard_normal((n, 1), dtype=np.float32)
     norms = rng.uniform(0.5, 2.0, n).astype(np.float32)
     neg_q = np.array([[-1.0], [1.0], [-0.5]], np.float32)
-    for q, (idx, vals) in zip(neg_q, V._chunked_bottom_k(neg_q, vecs, norms, k)):
+    for q, (idx, vals) in zip(neg_q, topk.chunked_bottom_k(neg_q, vecs, norms, k)):
         row = (vecs[:, 0] * q[0]) / norms               # one product per score: exact in both
         assert np.array_equal(idx, exact_bottom(row, k))
         assert np.array_equal(vals, row[idx])

@@ -13,7 +13,8 @@ from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, Outpu
 _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
     "Word2Vec": ("w2v.model", "Word2Vec"),
     "KeyedVectors": ("w2v.vectors", "KeyedVectors"),
-    "load": ("w2v.formats", "load"),
+    "load": ("w2v.vectors", "load"),
+    "save": ("w2v.vectors", "save"),
     "Settings": ("w2v.settings", "Settings"),
 }
 
@@ -28,6 +29,6 @@ def __getattr__(name):
     raise AttributeError(f"module 'w2v' has no attribute {name!r}")
 
 
-__all__ = ["Word2Vec", "KeyedVectors", "load", "Settings", "W2VError", "CorpusError", "FormatError",
+__all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "W2VError", "CorpusError", "FormatError",
            "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "DeviceError",
            "CorpusWarning", "ResumeWarning", "__version__"]

@@ -6,6 +6,10 @@ out-of-vocabulary handling and tie/exclusion rules), but answer the analogy
 questions of a section with one matrix product per block of questions instead
 of one ``most_similar`` call per question.
 
+They take any object shaped like :class:`w2v.vectors.KeyedVectors`: one with
+``index_to_key``, ``len()``, ``vectors``, ``norms`` and ``get_normed_vectors()``
+(this module does not import :mod:`w2v.vectors`, which offers both as methods).
+
 The bundled test sets live in ``data/eval`` (see :func:`default_eval_paths`).
 """
 from __future__ import annotations
@@ -17,9 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
+from . import arrays
+from .arrays import unitrows, unitvec
 from .errors import FormatError, ParameterError, VocabularyError
+from .formats import decode_utf8
 from .opener import DECODE_ERRORS, open_binary
-from .vectors import _BLOCK_ELEMENTS, _unitrows, _unitvec
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +64,6 @@ def default_eval_paths():
 
 def _read_lines(path):
     """Decoded lines of a (possibly compressed) UTF-8 text file."""
-    from .formats import decode_utf8
-
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not an evaluation file")
@@ -102,29 +106,34 @@ def _analogy_means_3cosadd(normed, ia, ib, ic):
     mean = normed[ib].astype(np.float64).astype(np.float32)
     mean = (mean.astype(np.float64) + normed[ic]).astype(np.float32)
     mean = (mean.astype(np.float64) - normed[ia]).astype(np.float32)
-    return _unitrows(mean.astype(np.float64) / 3.0)
+    return unitrows(mean.astype(np.float64) / 3.0)
 
 
-def _cosines(kv, q, clip):
-    """Cosines of the unit query rows ``q`` with the first ``clip`` words (queries x words).
+def _score_divisors(kv, clip):
+    """The norms of the first ``clip`` words as divisors of cosines.
 
-    As ``KeyedVectors.most_similar`` computes them: a zero vector scores 0.0
-    (not NaN; see ``w2v.vectors._row_norms``).
+    As ``KeyedVectors.most_similar`` divides: a zero vector's norm is
+    replaced by 1, so it scores 0.0 (not NaN; see :func:`w2v.arrays.row_norms`).
     """
-    kv.fill_norms()
-    return np.dot(q, kv.vectors[:clip].T) / kv._div[None, :clip]
+    norms = kv.norms[:clip]
+    return np.where(norms == 0, np.float32(1), norms).astype(norms.dtype, copy=False)
 
 
-def _predict_block(kv, ia, ib, ic, clip, method):
+def _cosines(kv, q, clip, div):
+    """Cosines of the unit query rows ``q`` with the first ``clip`` words (queries x words)."""
+    return np.dot(q, kv.vectors[:clip].T) / div[None, :]
+
+
+def _predict_block(kv, ia, ib, ic, clip, method, div):
     """Candidate rows (best first, question words removed) for a block of questions."""
     normed = kv.get_normed_vectors()
     if method == "3cosadd":
         q = _analogy_means_3cosadd(normed, ia, ib, ic)
-        scores = _cosines(kv, q, clip)
+        scores = _cosines(kv, q, clip, div)
         excl_n = np.full(len(ia), 3)  # gensim: topn + len(all_keys), duplicates included
     else:
         def shifted(rows):
-            return (1 + _cosines(kv, normed[rows], clip)) / 2
+            return (1 + _cosines(kv, normed[rows], clip, div)) / 2
 
         scores = (shifted(ib) * shifted(ic)) / (shifted(ia) + 0.000001)
         excl_n = np.array([len({a, b, c}) for a, b, c in zip(ia, ib, ic)])
@@ -204,11 +213,41 @@ def evaluate_word_analogies(kv, path, restrict_vocab=300000, case_insensitive=Tr
     restrict_vocab = _check_restrict(restrict_vocab)
     ok_vocab = _ok_vocab(kv, restrict_vocab, case_insensitive)
     clip = len(kv) if restrict_vocab is None else min(restrict_vocab, len(kv))
-    lines = _read_lines(path)
+    sections, n_questions = _read_analogies(path, ok_vocab, case_insensitive)
+    div = _score_divisors(kv, clip)
+    results = []
+    n_oov = 0
+    for name, entries in sections:
+        predictions = _predict_section(kv, entries, clip, method, div)
+        section = _score_section(kv, name, entries, predictions, ok_vocab, case_insensitive, dummy4unknown)
+        n_oov += len(section["oov"])
+        results.append(section)
+    total = {
+        "section": "Total accuracy",
+        "correct": [q for s in results for q in s["correct"]],
+        "incorrect": [q for s in results for q in s["incorrect"]],
+        "oov": [q for s in results for q in s["oov"]],
+    }
+    logger.info("questions with out-of-vocabulary words: %.1f%%", 100.0 * n_oov / n_questions)
+    score = _section_score(total)
+    results.append(total)
+    return score, results
 
+
+def _read_analogies(path, ok_vocab, case_insensitive):
+    """The sections of an analogy file and how many questions they hold.
+
+    Returns
+    -------
+    sections : list of (str, list)
+        Per section its name and its questions: ``(quad, ids)`` with the four
+        (upper-cased when ``case_insensitive``) words and their rows, ``ids``
+        None when a word is out of vocabulary.
+    n_questions : int
+    """
     sections, entries = [], None
     n_questions = 0
-    for line_no, line in enumerate(lines, 1):
+    for line_no, line in enumerate(_read_lines(path), 1):
         if line.startswith(": "):
             entries = []
             sections.append((line.lstrip(": ").strip(), entries))
@@ -231,53 +270,46 @@ def evaluate_word_analogies(kv, path, restrict_vocab=300000, case_insensitive=Tr
             entries.append((quad, tuple(ok_vocab[w] for w in words)))
     if n_questions == 0:
         raise FormatError(f"{path}: no analogy questions found (expected ': section' and 4-word lines)")
+    return sections, n_questions
 
-    kv.fill_norms()
-    results = []
-    n_oov = 0
-    for name, entries in sections:
-        section = {"section": name, "correct": [], "incorrect": [], "oov": []}
-        known = [ids for _, ids in entries if ids is not None]
-        predictions = []
-        if known:
-            ids = np.array(known, dtype=np.int64)
-            block = max(1, _BLOCK_ELEMENTS // max(clip, 1))
-            for start in range(0, len(ids), block):
-                chunk = ids[start:start + block]
-                predictions.extend(_predict_block(kv, chunk[:, 0], chunk[:, 1], chunk[:, 2], clip, method))
-        pred_iter = iter(predictions)
-        for quad, ids in entries:
-            if ids is None:
-                n_oov += 1
-                section["oov"].append(quad)
-                if dummy4unknown:
-                    section["incorrect"].append(quad)
-                continue
-            ignore = set(quad[:3])
-            predicted = None
-            for i in next(pred_iter):
-                word = kv.index_to_key[i]
-                predicted = word.upper() if case_insensitive else word
-                if predicted in ok_vocab and predicted not in ignore:
-                    break
-            if predicted == quad[3]:
-                section["correct"].append(quad)
-            else:
+
+def _predict_section(kv, entries, clip, method, div):
+    """The candidate rows of every in-vocabulary question of a section, in blocks of questions."""
+    known = [ids for _, ids in entries if ids is not None]
+    predictions = []
+    if known:
+        ids = np.array(known, dtype=np.int64)
+        block = max(1, arrays.BLOCK_ELEMENTS // max(clip, 1))
+        for start in range(0, len(ids), block):
+            chunk = ids[start:start + block]
+            predictions.extend(_predict_block(kv, chunk[:, 0], chunk[:, 1], chunk[:, 2], clip, method, div))
+    return predictions
+
+
+def _score_section(kv, name, entries, predictions, ok_vocab, case_insensitive, dummy4unknown):
+    """The result dict of one section: its correct, incorrect and out-of-vocabulary questions."""
+    section = {"section": name, "correct": [], "incorrect": [], "oov": []}
+    pred_iter = iter(predictions)
+    for quad, ids in entries:
+        if ids is None:
+            section["oov"].append(quad)
+            if dummy4unknown:
                 section["incorrect"].append(quad)
-        logger.info("%s: %.1f%% (%d/%d)", name, 100.0 * _section_score(section),
-                    len(section["correct"]), len(section["correct"]) + len(section["incorrect"]))
-        results.append(section)
-
-    total = {
-        "section": "Total accuracy",
-        "correct": [q for s in results for q in s["correct"]],
-        "incorrect": [q for s in results for q in s["incorrect"]],
-        "oov": [q for s in results for q in s["oov"]],
-    }
-    logger.info("questions with out-of-vocabulary words: %.1f%%", 100.0 * n_oov / n_questions)
-    score = _section_score(total)
-    results.append(total)
-    return score, results
+            continue
+        ignore = set(quad[:3])
+        predicted = None
+        for i in next(pred_iter):
+            word = kv.index_to_key[i]
+            predicted = word.upper() if case_insensitive else word
+            if predicted in ok_vocab and predicted not in ignore:
+                break
+        if predicted == quad[3]:
+            section["correct"].append(quad)
+        else:
+            section["incorrect"].append(quad)
+    logger.info("%s: %.1f%% (%d/%d)", name, 100.0 * _section_score(section),
+                len(section["correct"]), len(section["correct"]) + len(section["incorrect"]))
+    return section
 
 
 # --------------------------------------------------------------------------- word pairs
@@ -446,31 +478,17 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
     """
     restrict_vocab = _check_restrict(restrict_vocab)
     ok_vocab = _ok_vocab(kv, restrict_vocab, case_insensitive)
+    pairs, oov = _read_pairs(path, ok_vocab, case_insensitive)
     vectors = kv.vectors
     gold, model = [], []
-    oov = 0
-    parsed = 0
-    for line_no, line in enumerate(_read_lines(path), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        item = _parse_pair_line(line)
-        if item is None:
-            logger.info("skipping line %d of %s (no word pair with a score)", line_no, path)
-            continue
-        parsed += 1
-        a, b, score = item
-        if case_insensitive:
-            a, b = a.upper(), b.upper()
-        if a not in ok_vocab or b not in ok_vocab:
-            oov += 1
+    for a, b, score in pairs:
+        if a is None:
             if dummy4unknown:
                 model.append(0.0)
                 gold.append(score)
             continue
         gold.append(score)
-        model.append(np.dot(_unitvec(vectors[ok_vocab[a]]), _unitvec(vectors[ok_vocab[b]])))
-    if parsed == 0:
-        raise FormatError(f"{path}: no word pairs with a score found")
+        model.append(np.dot(unitvec(vectors[a]), unitvec(vectors[b])))
     if not gold:
         raise VocabularyError(f"{path}: every word pair has an out-of-vocabulary word")
     model_arr = np.asarray(model)
@@ -482,3 +500,28 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
         oov_ratio = float(oov) / (len(gold) + oov) * 100
     logger.info("Pearson %.4f, Spearman %.4f, pairs with unknown words %.1f%% (%s)", p[0], s[0], oov_ratio, path)
     return p, s, oov_ratio
+
+
+def _read_pairs(path, ok_vocab, case_insensitive):
+    """The scored word pairs of a file as ``(row_a, row_b, score)`` (rows None when out of
+    vocabulary), and how many are out of vocabulary."""
+    pairs = []
+    oov = 0
+    for line_no, line in enumerate(_read_lines(path), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        item = _parse_pair_line(line)
+        if item is None:
+            logger.info("skipping line %d of %s (no word pair with a score)", line_no, path)
+            continue
+        a, b, score = item
+        if case_insensitive:
+            a, b = a.upper(), b.upper()
+        if a not in ok_vocab or b not in ok_vocab:
+            oov += 1
+            pairs.append((None, None, score))
+        else:
+            pairs.append((ok_vocab[a], ok_vocab[b], score))
+    if not pairs:
+        raise FormatError(f"{path}: no word pairs with a score found")
+    return pairs, oov

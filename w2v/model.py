@@ -308,7 +308,7 @@ class Word2Vec:
 
     def save_word2vec(self, path, binary=True):
         """Write the vectors in word2vec.c's binary (default) or text format, atomically."""
-        from .formats import save_word2vec_format
+        from .vectors import save_word2vec_format
         save_word2vec_format(self.wv, path, binary=binary)
 
     def save(self, path):

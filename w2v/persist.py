@@ -479,7 +479,8 @@ def save_model(model, path):
         As :func:`w2v.formats.save_native`.
     """
     from . import __version__
-    from .formats import save_native, write_array
+    from .formats import write_array
+    from .vectors import save_native
 
     if model.vocab is None or model.syn0 is None:
         raise VocabularyError("model has no vocabulary yet: nothing to save")
@@ -612,7 +613,8 @@ def load_model(cls, path):
         ``path`` does not exist.
     """
     from .arrays import check_finite
-    from .formats import load_native, read_array
+    from .formats import read_array
+    from .vectors import load_native
 
     path = os.fspath(path)
     if not os.path.isdir(path):

@@ -1,0 +1,66 @@
+"""Vector files as plain data: words, a float32 matrix, counts and settings.
+
+Formats
+-------
+word2vec binary and text (:mod:`w2v.formats.word2vec`)
+    word2vec.c's ``-binary 1`` output and its text format (fastText ``.vec``
+    files included), optionally compressed (gzip, bzip2, xz); read by
+    ``word2vec_stream`` (header, detection), ``word2vec_binary`` and
+    ``word2vec_text``.
+native (:mod:`w2v.formats.native`)
+    A directory holding ``vectors.npy`` (memory-mappable), ``vocab.tsv``
+    (``word<TAB>count`` per line, in row order) and ``meta.json``; its
+    files are read and written with the checks of :mod:`w2v.formats.files`.
+
+The readers return plain data (:class:`Word2VecVectors`,
+:class:`NativeVectors`) and the writers take it; :mod:`w2v.vectors` builds
+and takes :class:`~w2v.vectors.KeyedVectors` with them (``w2v.load``,
+``w2v.save``).  Every writer is atomic, and corrupt, truncated or foreign
+files raise :class:`~w2v.errors.FormatError` naming the file and the line
+number or byte offset of the problem.
+"""
+import os
+
+from .files import check_utf8, decode_utf8, json_default, load_npy, read_array, read_model_file, write_array
+from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, NativeVectors, aside_dirs, inspect_native,
+                     is_native_dir, read_native, write_native)
+from .word2vec import (Word2VecVectors, check_limit, check_unicode_errors, inspect_word2vec, read_word2vec,
+                       write_word2vec)
+
+__all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "NativeVectors", "Word2VecVectors", "aside_dirs",
+           "check_limit", "check_unicode_errors", "check_utf8", "decode_utf8", "inspect", "inspect_native",
+           "inspect_word2vec", "is_native_dir", "json_default", "load_npy", "read_array", "read_model_file",
+           "read_native", "read_word2vec", "write_array", "write_native", "write_word2vec"]
+
+
+def inspect(path):
+    """Describe a vector file or native model without loading all of it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    dict
+        ``format`` (``'native'``, ``'word2vec-binary'`` or
+        ``'word2vec-text'``), ``count``, ``dim``, ``settings`` (dict, empty
+        when unknown), ``compression`` (None, ``'gzip'``, ``'bz2'``,
+        ``'xz'``, ``'lzma'``), ``has_counts`` (word counts stored: native
+        only) and ``path``.  For word2vec files ``count`` is the header's;
+        an uncompressed one smaller than its header's count and dim need is
+        reported as truncated (only :func:`w2v.load` checks every record).  A
+        native model's files are checked as :func:`read_native` does, except
+        that the values of the vectors are not scanned for NaN/infinity.
+
+    Raises
+    ------
+    FormatError
+        Not a readable vector file.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return inspect_native(path)
+    return inspect_word2vec(path)

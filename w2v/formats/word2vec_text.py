@@ -1,0 +1,150 @@
+"""Reading the lines of word2vec.c's text files (and fastText ``.vec`` files)."""
+import logging
+import re
+import warnings
+
+import numpy as np
+
+from ..arrays import first_nonfinite_row, nonfinite_error
+from ..errors import FormatError
+from . import word2vec_stream as stream
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["read_text_records"]
+
+_TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
+                    re.IGNORECASE)
+
+
+def _add_word(word, key_to_index, words, path, where):
+    if word in key_to_index:
+        logger.warning("%s: %s: duplicate word %r, ignoring all but the first", path, where, word)
+        return False
+    key_to_index[word] = len(words)
+    words.append(word)
+    return True
+
+
+def _parse_numbers(rests, dim):
+    """float32 array (len(rests), dim) from space-separated number strings; None if any is bad."""
+    joined = " ".join(rests)
+    if _TEXT_VALUES_STR.fullmatch(joined) is not None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with np.errstate(over="ignore", invalid="ignore"):
+                    arr = np.fromstring(joined, dtype=np.float32, sep=" ")
+            if arr.size == len(rests) * dim:
+                return arr.reshape(len(rests), dim)
+        except (ValueError, Warning):
+            pass
+    values = [v for r in rests for v in r.split(" ")]
+    if not all(_FLOAT.fullmatch(v) for v in values):
+        return None   # float() also takes "1_0" (10.0), non-ASCII digits and padding; strtof does not
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            arr = np.array(values, dtype=np.float32)
+    except ValueError:
+        return None
+    return arr.reshape(len(rests), dim) if arr.size == len(rests) * dim else None
+
+
+def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, key_to_index):
+    """Parse text lines into words and a float32 block (None if no new word)."""
+    rests, line_of_row = [], []
+    for k, raw in enumerate(lines):
+        line_no = first_line_no + k
+        try:
+            text = raw.decode("utf-8", errors=unicode_errors)
+        except UnicodeDecodeError as exc:
+            raise FormatError(
+                f"{path}: line {line_no}: not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+                "pass unicode_errors='replace' (command line: --unicode-errors replace) to load it anyway"
+            ) from None
+        text = text.rstrip()
+        word, _, rest = text.partition(" ")
+        if not word or not rest or rest.count(" ") != dim - 1:
+            parts = text.split(" ")
+            found = len(parts) - 1 if parts[0] else 0
+            hint = " (fields must be separated by single spaces)" if "\t" in text else ""
+            raise FormatError(
+                f"{path}: line {line_no}: expected a word and {dim} values, found {found} values{hint}"
+            )
+        if _add_word(word, key_to_index, words, path, f"line {line_no}"):
+            rests.append(rest)
+            line_of_row.append(line_no)
+    if not rests:
+        return None
+    block = _parse_numbers(rests, dim)
+    if block is None:
+        for rest, line_no in zip(rests, line_of_row):
+            for v in rest.split(" "):
+                if _FLOAT.fullmatch(v) is None:
+                    raise FormatError(f"{path}: line {line_no}: cannot parse {v[:40]!r} as a number")
+        raise FormatError(f"{path}: lines {first_line_no}-{first_line_no + len(lines) - 1}: unparsable numbers")
+    bad = first_nonfinite_row(block)
+    if bad >= 0:
+        row = len(words) - len(rests) + bad
+        raise nonfinite_error(row, words[row], path, f"line {line_of_row[bad]}")
+    return block
+
+
+def read_text_records(reader, path, count, dim, unicode_errors):
+    """Read ``count`` text lines (``word v1 ... vdim``) into words and a float32 matrix.
+
+    Parameters
+    ----------
+    reader : BlockReader
+        After the header.
+    path : str
+        The file, for messages.
+    count, dim : int
+        Lines to read and values per line.
+    unicode_errors : str
+        How lines that are not UTF-8 are decoded.
+
+    Returns
+    -------
+    words, vectors, key_to_index
+        As :func:`read_binary_records` returns them.
+
+    Raises
+    ------
+    FormatError
+        A missing, overlong or malformed line, a number that does not parse,
+        or a vector holding NaN or infinity; the message gives the line number.
+    """
+    words, key_to_index = [], {}
+    blocks = []
+    max_line = max(1 << 20, 64 * (dim + 1) + stream.MAX_WORD)
+    line_no = 1
+    batch, batch_start = [], 2
+    while line_no - 1 < count:
+        line = reader.readline(max_line)
+        line_no += 1
+        if line is None:
+            raise FormatError(f"{path}: line {line_no}: line longer than {max_line} bytes; corrupt file?")
+        if not line:
+            raise FormatError(
+                f"{path}: line {line_no}: unexpected end of file; the header declares {count} vectors "
+                f"but only {line_no - 2} lines follow (truncated file or wrong header?)"
+            )
+        batch.append(line)
+        if len(batch) >= 4096:
+            block = _parse_text_block(batch, batch_start, path, dim, unicode_errors, words, key_to_index)
+            if block is not None:
+                blocks.append(block)
+            batch, batch_start = [], line_no + 1
+    if batch:
+        block = _parse_text_block(batch, batch_start, path, dim, unicode_errors, words, key_to_index)
+        if block is not None:
+            blocks.append(block)
+    if blocks:
+        vectors = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    else:
+        vectors = np.empty((0, dim), dtype=np.float32)
+    return words, np.ascontiguousarray(vectors), key_to_index
+
+
