@@ -179,6 +179,20 @@ def test_the_option_table_lists_every_train_option(tmp_path):
     assert options <= listed, f"missing from README's option table: {sorted(options - listed)}"
 
 
+def test_the_documents_links_resolve():
+    """Every relative link of README.md, docs/*.md and benchmarks/RESULTS.md names a file that exists."""
+    documents = [README, ROOT / "benchmarks" / "RESULTS.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for doc in documents:
+        for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text(encoding="utf-8")):
+            path = target.split("#")[0]
+            if not path or "://" in target:
+                continue
+            if not (doc.parent / path).exists():
+                broken.append(f"{doc.relative_to(ROOT)}: {target}")
+    assert not broken, broken
+
+
 # --------------------------------------------------------------------------- the examples, run
 @pytest.mark.slow
 def test_every_readme_example_runs_as_written(tmp_path):
