@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peak memory of `w2v train` on a huge single-line (text8-style) file.
 
-Target (issue 2): peak RSS < 2 x the model's own arrays + 300 MB, where the
+Target: peak RSS < 2 x the model's own arrays + 300 MB, where the
 model's arrays are the input vectors plus the output vectors of every output
 layer in use (syn1neg for negative sampling, syn1 for hierarchical softmax).
 

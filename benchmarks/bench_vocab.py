@@ -42,7 +42,7 @@ import w2v
 path, threads, what = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 t = time.perf_counter()
 if what == "scan":
-    import inspect   # a checkout from before the threaded scan has no ``threads``
+    import inspect   # another checkout's scan_corpus may take no ``threads``
     kw = {"threads": threads} if "threads" in inspect.signature(scan_corpus).parameters else {}
     s = scan_corpus(path, **kw)
     n = s.n_tokens

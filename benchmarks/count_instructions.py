@@ -5,7 +5,7 @@ Wall-clock figures on a shared 2-core VM move by +-15% from run to run, so a
 kernel change worth 5% cannot be seen in them.  The number of instructions
 the kernel executes is exact and repeatable: this script counts it with
 valgrind's cachegrind for ``w2v.kernels.cpu.train_tokens`` on the first
-``--tokens`` ids of the corpus (1 thread, the settings of issue 4: dim 100,
+``--tokens`` ids of the corpus (1 thread, the benchmark settings: dim 100,
 window 5, negative 5, sample 1e-3).  It is a measure of work, not of time:
 cache misses (the other half of the kernel's cost) are not in it.
 
@@ -70,7 +70,7 @@ def child(code, data, model, n):
     stats = np.zeros(8)
     sg = model == "sg"
     f = train_tokens.py_func.__code__
-    # one thread: no replica rows (the arguments exist from session 9's code on)
+    # one thread: no replica rows (passed only to a kernel that takes a replica ``plan``)
     hot = ((syn0[:0], syn1neg[:0], syn0[:0], syn1neg[:0], np.zeros(4, np.int64), np.zeros(2, np.int64))
            if "plan" in f.co_varnames[:f.co_argcount] else ())
     train_tokens(ids, 0, max(1, d["ids"].size), syn0, syn1neg, syn1, keep, noise, codes, points, lengths,
