@@ -18,7 +18,7 @@ import w2v
 from cli.main import main
 from w2v import Word2Vec
 from w2v.errors import FormatError, ParameterError, ResumeWarning, VocabularyError
-from w2v.sampling import HuffmanTree, huffman_tree
+from w2v.sampling import HuffmanTree
 
 from .conftest import BUNDLED, EVAL, ROOT
 
@@ -665,18 +665,6 @@ def test_update_settings(trained, tmp_path):
 
 
 # --------------------------------------------------------------------------- online vocabulary update
-def test_huffman_tree_of_unsorted_counts_matches_the_sorted_tree():
-    rng = np.random.default_rng(0)
-    counts = rng.integers(1, 1000, 300)
-    order = np.argsort(-counts, kind="stable")
-    ref = HuffmanTree.from_counts(counts[order])
-    tree = huffman_tree(counts)
-    for name in ("codes", "points", "lengths"):
-        assert np.array_equal(getattr(tree, name)[order], getattr(ref, name))
-    sorted_counts = np.sort(counts)[::-1]
-    assert np.array_equal(huffman_tree(sorted_counts).codes, HuffmanTree.from_counts(sorted_counts).codes)
-
-
 def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     a, b = halves
     m = Word2Vec(dim=32, epochs=3, min_count=5, seed=1, threads=2, tokenizer="simple").train(str(a))
