@@ -1091,6 +1091,24 @@ def test_save_refuses_hand_changed_settings_that_load_would_reject(trained, smal
     assert_same_model(m, Word2Vec.load(str(tmp_path / "again")))
 
 
+def test_save_writes_hand_changed_settings_without_rebuilding_the_tables(trained, tmp_path):
+    m = copy.deepcopy(trained["cbow-hs-ns"])
+    kv = m.wv
+    tables, keep = m.tables, m.tables.keep_threshold.copy()
+    m.settings.sample = 1e-5
+    m.save(str(tmp_path / "m"))
+    assert m.tables is tables and np.array_equal(m.tables.keep_threshold, keep)   # saving changes no table
+    assert m.wv is not kv and m.wv.settings["sample"] == 1e-5      # the cached vectors held other settings
+    meta = json.loads((tmp_path / "m" / "meta.json").read_text(encoding="utf-8"))
+    header = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))
+    assert meta["settings"]["sample"] == header["settings"]["sample"] == 1e-5
+    n = Word2Vec.load(str(tmp_path / "m"))
+    from w2v.sampling import build_tables
+    assert np.array_equal(n.tables.keep_threshold, build_tables(m.vocab.counts, m.settings)[0].keep_threshold)
+    assert not np.array_equal(n.tables.keep_threshold, keep)
+    assert np.array_equal(n.huffman.codes, m.huffman.codes)
+
+
 @pytest.mark.parametrize("edit", ["index out of range", "index past int32", "index not an int",
                                   "counts a list", "counts too short"])
 def test_a_vocabulary_edited_by_hand_is_refused_before_the_corpus_is_encoded(tmp_path, edit):

@@ -307,7 +307,7 @@ def merge_counts(a, b):
 def encode_ids(ids, shard_words, vocab_index):
     """Final vocabulary ids of a shard's provisional stream (OOV dropped, empty sentences collapsed).
 
-    The same transformation as :func:`w2v.corpus.encode_corpus`, for one shard
+    The same transformation as :func:`w2v.encoded.encode_corpus`, for one shard
     whose stream starts a sentence.
 
     Returns

@@ -193,7 +193,7 @@ def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
 
     The kernels run without bounds checks and index these arrays with
     vocabulary ids (validated against ``vocab_size`` as they are read, see
-    :meth:`w2v.corpus.EncodedCorpus.blocks`), noise words and Huffman
+    :meth:`w2v.encoded.EncodedCorpus.blocks`), noise words and Huffman
     nodes; so every array a kernel indexes must be as large as those ids
     say, of the dtype the kernel was compiled for, and C-contiguous.  A
     mismatch (weights or settings replaced by hand, say ``negative`` turned
