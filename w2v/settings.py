@@ -72,6 +72,7 @@ class Settings:
 
     @property
     def sg(self):
+        """Skip-gram (``model == "sg"``) rather than CBOW."""
         return self.model == "sg"
 
     def validate(self):
@@ -117,6 +118,7 @@ class Settings:
         need(self.device in ("cpu", "cuda"), f"device must be 'cpu' or 'cuda', not {self.device!r}")
 
     def to_dict(self):
+        """The settings as a plain dict (what a saved model records)."""
         return dataclasses.asdict(self)
 
 
