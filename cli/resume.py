@@ -54,13 +54,12 @@ def explicit_settings(ctx, values):
 def load_for_resume(path, overrides):
     """Load the full model at ``path`` and apply the explicitly given settings."""
     from w2v.model import Word2Vec
-    from w2v.persist import update_settings
 
     if not os.path.exists(path):
         raise click.ClickException(f"--resume {path}: no such directory")
     m = Word2Vec.load(path)
     try:
-        update_settings(m, **overrides)
+        m.update_settings(**overrides)
     except ParameterError as exc:
         raise ParameterError(f"--resume {path}: {exc}") from None
     return m
@@ -92,7 +91,7 @@ def describe(model):
 
 def checkpoint_hook(model, path, quiet):
     """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     shown = Progress(1, model.settings, quiet=quiet)
 

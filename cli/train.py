@@ -9,6 +9,7 @@ import click
 
 from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS, resolve_inputs
 from w2v.errors import CorpusError, OutputError, ParameterError
+from w2v.run import as_run_result
 from w2v.settings import available_cores
 
 from .common import json_safe, one_line_errors, say
@@ -204,7 +205,7 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
             m.train(quiet=quiet, on_epoch_end=hook)
         t_save = time.perf_counter()
         # a save of a large model takes a while (dim 300, --text: seconds): say what it writes
-        from w2v.train import Progress
+        from w2v.progress import Progress
         shown = Progress(1, m.settings, quiet=quiet)
         kind = "text" if text_format else "binary"
         # the full model first: if it cannot be written, -o is left as it was; if -o then
@@ -218,18 +219,18 @@ def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, m
     finally:
         m.close()
     total = time.perf_counter() - t0
-    tr = m.last_train
-    words_per_sec = m.corpus_tokens * len(tr["epoch_loss"]) / tr["seconds"] if tr["seconds"] > 0 else float("nan")
+    tr = as_run_result(m.last_train)
+    words_per_sec = m.corpus_tokens * len(tr.epoch_loss) / tr.seconds if tr.seconds > 0 else float("nan")
     shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {output} ({kind}); training "
-                  f"{tr['seconds']:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s")
+                  f"{tr.seconds:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s")
     if report_json:
         report = {
             "corpus": list(corpus), "output": output, "vocab_size": len(m.vocab),
-            "corpus_words": m.corpus_tokens, "trained_words": tr["words"], "kept_words": tr["kept"],
-            "examples": tr["examples"], "epoch_loss": tr["epoch_loss"],
-            "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr["seconds"],
+            "corpus_words": m.corpus_tokens, "trained_words": tr.words, "kept_words": tr.kept,
+            "examples": tr.examples, "epoch_loss": tr.epoch_loss,
+            "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr.seconds,
             # loading the CPU kernel from Numba's cache; compiling the GPU kernel (--device cuda)
-            "kernel_load_seconds": tr.get("kernel_load_seconds", tr.get("compile_seconds")),
+            "kernel_load_seconds": tr.kernel_load_seconds,
             "save_seconds": save_seconds, "total_seconds": total, "words_per_sec": words_per_sec,
             "settings": m.settings.to_dict(),
         }

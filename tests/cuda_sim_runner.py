@@ -121,7 +121,7 @@ def main(out_path, workdir):
     t = time.perf_counter()
     log = io.StringIO()
     import w2v.model
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     class EveryLaunch(Progress):   # a progress line after every launch
         def __init__(self, *args, **kwargs):

@@ -502,10 +502,10 @@ def test_report_json_describes_the_run(small_corpus, tmp_path):
     tr = m.last_train
     assert report["corpus"] == [str(small_corpus)] and report["output"] == str(out)
     assert (report["vocab_size"], report["corpus_words"]) == (len(m.vocab), m.corpus_tokens)
-    assert (report["trained_words"], report["kept_words"], report["examples"]) == (tr["words"], tr["kept"],
-                                                                                  tr["examples"])
+    assert (report["trained_words"], report["kept_words"], report["examples"]) == (tr.words, tr.kept,
+                                                                                  tr.examples)
     assert 0 < report["kept_words"] < report["trained_words"]      # subsampling 1e-3 drops frequent words
-    assert report["epoch_loss"] == pytest.approx(tr["epoch_loss"]) and len(report["epoch_loss"]) == 2
+    assert report["epoch_loss"] == pytest.approx(tr.epoch_loss) and len(report["epoch_loss"]) == 2
     assert report["words_per_sec"] == pytest.approx(2 * m.corpus_tokens / report["train_seconds"])
     assert report["settings"] == m.settings.to_dict()
 

@@ -10,7 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
-from w2v.corpus import (SENTINEL, IdStream, encode_corpus, iter_token_lines, resolve_inputs, scan_corpus)
+from w2v.corpus import iter_token_lines, resolve_inputs, scan_corpus
+from w2v.encoded import SENTINEL, IdStream, encode_corpus
 from w2v.errors import CorpusError, CorpusWarning, ParameterError
 from w2v.vocab import build_vocab
 
@@ -258,7 +259,7 @@ def _remap_reference(ids, remap, after_sentinel):
 
 
 def test_remap_ids_equals_the_numpy_reference_block_by_block():
-    from w2v.corpus import id_table, remap_ids
+    from w2v.encoded import id_table, remap_ids
     rng = np.random.default_rng(7)
     for trial in range(200):
         nwords = int(rng.integers(1, 30))
@@ -271,7 +272,7 @@ def test_remap_ids_equals_the_numpy_reference_block_by_block():
 
 
 def test_remap_ids_refuses_an_id_outside_the_table():
-    from w2v.corpus import id_table, remap_ids
+    from w2v.encoded import id_table, remap_ids
     table = id_table(np.array([0, -2, 1], np.int32))
     for bad in (3, 1000, -2, -(2 ** 31)):
         with pytest.raises(CorpusError, match="outside"):
@@ -380,7 +381,7 @@ def test_encode_carries_the_sentence_state_across_rewrite_blocks(budget):
 
 def test_encoded_blocks_refuse_an_id_outside_the_vocabulary():
     # the training kernels have no bounds checks: vocab_size itself is one past the end
-    from w2v.corpus import EncodedCorpus
+    from w2v.encoded import EncodedCorpus
     for bad in (3, -2):
         stream = IdStream()
         stream.append(np.array([0, 1, SENTINEL, 2, bad, SENTINEL], np.int32))

@@ -377,7 +377,7 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     """
     import w2v.cuda.train as ct
     from w2v.model import Word2Vec
-    from w2v.persist import ResumeWarning, encode_with_vocab
+    from w2v.errors import ResumeWarning
 
     calls = []
 
@@ -412,7 +412,7 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     m.run_state["epochs_done"] = 1      # unfinished again, then given another corpus
     other = tmp_path / "other.txt"
     other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1000]), encoding="utf-8")
-    encode_with_vocab(m, str(other))
+    m.read_corpus(str(other))
     calls.clear()
     with pytest.warns(ResumeWarning, match="another corpus"):
         out = ct.run_epochs_cuda(m)

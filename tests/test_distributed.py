@@ -24,7 +24,7 @@ from w2v import Word2Vec  # noqa: E402
 from w2v.corpus import scan_corpus  # noqa: E402
 from w2v.distributed import DistributedError, count_corpus, dask_client  # noqa: E402
 from w2v.errors import CorpusWarning  # noqa: E402
-from w2v.persist import ResumeWarning  # noqa: E402
+from w2v.errors import ResumeWarning  # noqa: E402
 from w2v.vocab import build_vocab  # noqa: E402
 
 from .conftest import BUNDLED, EVAL, ROOT  # noqa: E402
@@ -492,7 +492,7 @@ def _two_files(small_corpus, tmp_path, b_text=None):
 
 def _encoded_ids(model, path):
     """``path`` encoded with ``model``'s vocabulary by the one-process reader (sentence ends as -1)."""
-    from w2v.corpus import encode_corpus
+    from w2v.encoded import encode_corpus
     scanned = scan_corpus([str(path)])
     remap = np.array([model.vocab.index.get(w, -2) for w in scanned.words], np.int32)
     enc = encode_corpus(scanned, remap, len(model.vocab))
@@ -549,7 +549,7 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     ("mean", "the of\n"),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
 ])
 def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text):
-    from w2v.train import run_totals
+    from w2v.run import run_totals
 
     files = _two_files(small_corpus, tmp_path, b_text)
     kw = dict(FAST, epochs=2)

@@ -17,8 +17,7 @@ from click.testing import CliRunner
 import w2v
 from w2v_cli.main import main
 from w2v import Word2Vec
-from w2v.errors import FormatError, ParameterError, VocabularyError
-from w2v.persist import ResumeWarning, huffman_tree, update_settings
+from w2v.errors import FormatError, ParameterError, ResumeWarning, VocabularyError
 from w2v.sampling import HuffmanTree
 
 from .conftest import BUNDLED, EVAL, ROOT
@@ -436,19 +435,19 @@ def test_load_errors(trained, tmp_path):
 # --------------------------------------------------------------------------- resuming
 def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus, tmp_path, monkeypatch):
     """2 epochs in one stream == epoch by epoch with checkpoints == epoch 1, save/load, epoch 2."""
-    import w2v.persist as persist
+    import w2v.train as cpu
 
     kw = {**FAST, "epochs": 2}
     calls = []
-    real = persist.train_epochs
+    real = cpu.train_epochs
 
     def spy(*args, **kwargs):
         calls.append((args[5].epochs, kwargs["position_offset"], kwargs["total_positions"]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(persist, "train_epochs", spy)
+    monkeypatch.setattr(cpu, "train_epochs", spy)
     one = Word2Vec(**kw).train(str(small_corpus))
-    length = one._encoded.length
+    length = one.encoded_corpus.length
     assert calls == [(2, 0, 2 * length)]
 
     calls.clear()
@@ -463,9 +462,9 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     m.train(str(small_corpus), on_epoch_end=hook)
     assert calls == [(1, 0, 2 * length), (1, length, 2 * length)]
     assert seen == [(0, 1), (1, 2)]
-    assert m.last_train["epoch_loss"] == one.last_train["epoch_loss"]
+    assert m.last_train.epoch_loss == one.last_train.epoch_loss
     for key in ("examples", "kept", "words"):      # summed over the per-epoch calls
-        assert m.last_train[key] == one.last_train[key], key
+        assert getattr(m.last_train, key) == getattr(one.last_train, key), key
     assert_same_model(one, m)
 
     # "interrupted" after epoch 1: the checkpoint records it and resumes the remaining epoch
@@ -474,7 +473,7 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     assert r.run_state["epochs_done"] == 1 and r.run_state["epochs"] == 2
     r.train(str(small_corpus))
     assert calls == [(1, length, 2 * length)]
-    assert r.last_train["first_epoch"] == 1 and r.last_train["epoch_loss"] == one.last_train["epoch_loss"][1:]
+    assert r.last_train.first_epoch == 1 and r.last_train.epoch_loss == one.last_train.epoch_loss[1:]
     assert r.run_state["epochs_done"] == 2
     assert_same_model(one, r)
 
@@ -490,11 +489,11 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     u = Word2Vec.load(str(tmp_path / "epoch1"))
     with pytest.warns(ResumeWarning, match=r"unfinished run \(1 of 2 epochs\) over another corpus"):
         u.train(str(other))
-    other_length = u._encoded.length
+    other_length = u.encoded_corpus.length
     assert other_length < length and calls == [(2, 0, 2 * other_length)]
-    assert u.last_train["first_epoch"] == 0 and len(u.last_train["epoch_loss"]) == 2
+    assert u.last_train.first_epoch == 0 and len(u.last_train.epoch_loss) == 2
     assert u.run_state == {"epochs": 2, "epochs_done": 2, "corpus_length": other_length,
-                           "corpus_words": u._encoded.n_words, "corpus_files": [str(other)]}
+                           "corpus_words": u.encoded_corpus.n_words, "corpus_files": [str(other)]}
 
 
 def test_a_model_with_a_setting_of_a_newer_version_loads_without_it(trained, tmp_path, caplog):
@@ -513,11 +512,10 @@ def test_a_model_with_a_setting_of_a_newer_version_loads_without_it(trained, tmp
 def test_a_sharded_run_resumes_on_any_stream_length_with_the_same_words():
     # Dask cuts the corpus into shards: the stream length depends on the cuts, the word count not
     import warnings
-    from types import SimpleNamespace
 
-    from w2v.persist import begin_run
+    from w2v.run import begin_run
 
-    m = SimpleNamespace(settings=SimpleNamespace(epochs=3), run_state=None, _corpus_files=None)
+    m = Word2Vec(epochs=3)
     assert begin_run(m, 100, 80, sharded=True) == 0
     assert m.run_state["sharded"] is True and m.run_state["corpus_words"] == 80
     m.run_state["epochs_done"] = 1
@@ -564,7 +562,7 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
     c = Word2Vec.load(str(tmp_path / "ckpt"))
     c.settings.epochs = 3
     c.train(str(small_corpus))
-    assert len(c.last_train["epoch_loss"]) == 1 and c.run_state["epochs_done"] == 3
+    assert len(c.last_train.epoch_loss) == 1 and c.run_state["epochs_done"] == 3
 
 
 def test_checkpointing_with_threads(small_corpus, monkeypatch):
@@ -580,27 +578,27 @@ def test_checkpointing_with_threads(small_corpus, monkeypatch):
     the schedule is asserted from the calls; the 5 % bound catches weights lost or reset
     between epochs (epoch 1's loss is 16 % below epoch 0's).
     """
-    import w2v.persist as persist
+    import w2v.train as cpu
 
     kw = {**FAST, "epochs": 2, "threads": 2}
     calls = []
-    real = persist.train_epochs
+    real = cpu.train_epochs
 
     def spy(*args, **kwargs):
         calls.append((args[5].epochs, args[5].threads, kwargs["position_offset"], kwargs["total_positions"]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(persist, "train_epochs", spy)
+    monkeypatch.setattr(cpu, "train_epochs", spy)
     a = Word2Vec(**kw).train(str(small_corpus))
-    length = a._encoded.length
+    length = a.encoded_corpus.length
     assert calls == [(2, 2, 0, 2 * length)]
     calls.clear()
     ends = []
     b = Word2Vec(**kw).train(str(small_corpus), on_epoch_end=ends.append)
     assert ends == [0, 1]
     assert calls == [(1, 2, 0, 2 * length), (1, 2, length, 2 * length)]
-    assert a.last_train["words"] == b.last_train["words"] == 2 * a._encoded.n_words
-    la, lb = a.last_train["epoch_loss"], b.last_train["epoch_loss"]
+    assert a.last_train.words == b.last_train.words == 2 * a.encoded_corpus.n_words
+    la, lb = a.last_train.epoch_loss, b.last_train.epoch_loss
     np.testing.assert_allclose(la, lb, rtol=0.05)
     assert lb[1] < 0.9 * lb[0]
 
@@ -648,37 +646,25 @@ def test_a_corpus_of_the_first_word_alone_trains(tmp_path):
     only = tmp_path / "a.txt"
     only.write_text("a a a a\n", encoding="utf-8")
     m.train(str(only))
-    assert m.last_train["words"] == 4
+    assert m.last_train.words == 4
 
 
 def test_update_settings(trained, tmp_path):
     trained["sg-ns"].save(str(tmp_path / "m"))
     m = Word2Vec.load(str(tmp_path / "m"))
     keep = m.tables.keep_threshold
-    update_settings(m, epochs=3, threads=2, alpha=0.01, sample=1e-4)
+    m.update_settings(epochs=3, threads=2, alpha=0.01, sample=1e-4)
     assert not np.array_equal(m.tables.keep_threshold, keep)      # tables follow the settings
     assert (m.settings.epochs, m.settings.threads, m.settings.alpha) == (3, 2, 0.01)
     for bad in (dict(dim=8), dict(model="cbow"), dict(hs=True), dict(epochs=0)):
         with pytest.raises(ParameterError):
-            update_settings(m, **bad)
+            m.update_settings(**bad)
     hs_only = trained["sg-hs"]
     with pytest.raises(ParameterError, match="negative"):
-        update_settings(hs_only, negative=5)
+        hs_only.update_settings(negative=5)
 
 
 # --------------------------------------------------------------------------- online vocabulary update
-def test_huffman_tree_of_unsorted_counts_matches_the_sorted_tree():
-    rng = np.random.default_rng(0)
-    counts = rng.integers(1, 1000, 300)
-    order = np.argsort(-counts, kind="stable")
-    ref = HuffmanTree.from_counts(counts[order])
-    tree = huffman_tree(counts)
-    for name in ("codes", "points", "lengths"):
-        assert np.array_equal(getattr(tree, name)[order], getattr(ref, name))
-    sorted_counts = np.sort(counts)[::-1]
-    assert np.array_equal(huffman_tree(sorted_counts).codes, HuffmanTree.from_counts(sorted_counts).codes)
-
-
 def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     a, b = halves
     m = Word2Vec(dim=32, epochs=3, min_count=5, seed=1, threads=2, tokenizer="simple").train(str(a))
@@ -739,7 +725,7 @@ def test_update_with_hierarchical_softmax(small_corpus, halves, tmp_path):
     # the most frequent word has (one of) the shortest codes, whatever its id
     assert tree.lengths[int(np.argmax(m.vocab.counts))] == tree.lengths.min()
     m.train()
-    assert np.all(np.isfinite(m.last_train["epoch_loss"]))
+    assert np.all(np.isfinite(m.last_train.epoch_loss))
     m.save(str(tmp_path / "m"))
     assert_same_model(m, Word2Vec.load(str(tmp_path / "m")))
 
@@ -792,7 +778,7 @@ def test_two_epochs_equal_one_plus_one_with_save_load(tmp_path):
     first.save(str(tmp_path / "m1"))
     first.close()
     second = Word2Vec.load(str(tmp_path / "m1"))
-    update_settings(second, alpha=mid, min_alpha=min_alpha)
+    second.update_settings(alpha=mid, min_alpha=min_alpha)
     acc_split = accuracy(second.train(corpus))
 
     # 3. gensim-style: a 1-epoch model, saved, loaded, trained 1 more epoch (the schedule restarts)
@@ -844,7 +830,7 @@ def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
     lines = [l for l in res.output.splitlines() if "unfinished run" in l]
     new = Word2Vec.load(str(tmp_path / "m2")).run_state
     assert lines == [f"warning: the model holds an unfinished run (1 of 2 epochs) over another corpus "
-                     f"({m._encoded.length} ids and {m._encoded.n_words} words, this one has "
+                     f"({m.encoded_corpus.length} ids and {m.encoded_corpus.n_words} words, this one has "
                      f"{new['corpus_length']} and {new['corpus_words']}); starting a new run of 2 epochs"], res.output
     assert "ResumeWarning" not in res.output and "Traceback" not in res.output
 
@@ -1105,6 +1091,24 @@ def test_save_refuses_hand_changed_settings_that_load_would_reject(trained, smal
     assert_same_model(m, Word2Vec.load(str(tmp_path / "again")))
 
 
+def test_save_writes_hand_changed_settings_without_rebuilding_the_tables(trained, tmp_path):
+    m = copy.deepcopy(trained["cbow-hs-ns"])
+    kv = m.wv
+    tables, keep = m.tables, m.tables.keep_threshold.copy()
+    m.settings.sample = 1e-5
+    m.save(str(tmp_path / "m"))
+    assert m.tables is tables and np.array_equal(m.tables.keep_threshold, keep)   # saving changes no table
+    assert m.wv is not kv and m.wv.settings["sample"] == 1e-5      # the cached vectors held other settings
+    meta = json.loads((tmp_path / "m" / "meta.json").read_text(encoding="utf-8"))
+    header = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))
+    assert meta["settings"]["sample"] == header["settings"]["sample"] == 1e-5
+    n = Word2Vec.load(str(tmp_path / "m"))
+    from w2v.sampling import build_tables
+    assert np.array_equal(n.tables.keep_threshold, build_tables(m.vocab.counts, m.settings)[0].keep_threshold)
+    assert not np.array_equal(n.tables.keep_threshold, keep)
+    assert np.array_equal(n.huffman.codes, m.huffman.codes)
+
+
 @pytest.mark.parametrize("edit", ["index out of range", "index past int32", "index not an int",
                                   "counts a list", "counts too short"])
 def test_a_vocabulary_edited_by_hand_is_refused_before_the_corpus_is_encoded(tmp_path, edit):
@@ -1171,7 +1175,7 @@ def test_checkpoint_saves_are_left_out_of_the_progress_rate(small_corpus, monkey
     # the time on_epoch_end takes (a checkpoint's save) once counted as training in words/s and ETA
     import time
 
-    from w2v.train import Progress
+    from w2v.progress import Progress
     excluded = []
     real = Progress.exclude
     monkeypatch.setattr(Progress, "exclude", lambda self, s: (excluded.append(s), real(self, s)))
@@ -1255,9 +1259,9 @@ def test_training_after_an_update_starts_a_new_run(small_corpus, tmp_path):
     m = Word2Vec.load(str(tmp_path / "ckpt"))
     length = m.run_state["corpus_length"]
     m.build_vocab(str(small_corpus), update=True)
-    assert m._encoded.length == length and m.run_state is None
+    assert m.encoded_corpus.length == length and m.run_state is None
     m.train()
-    assert m.last_train["first_epoch"] == 0 and len(m.last_train["epoch_loss"]) == 2
+    assert m.last_train.first_epoch == 0 and len(m.last_train.epoch_loss) == 2
 
 
 def test_a_model_whose_counts_are_all_zero_is_refused(trained, tmp_path):

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from w2v.errors import ParameterError
-from w2v.sampling import HuffmanTree, alias_table, keep_probabilities, keep_thresholds, pack_alias_table
+from w2v.sampling import (HuffmanTree, alias_table, build_tables, huffman_tree, keep_probabilities, keep_thresholds,
+                          pack_alias_table)
 
 
 def test_keep_probability_formula():
@@ -229,3 +230,31 @@ def test_a_zero_count_with_a_non_negative_exponent_weighs_zero_to_the_power(powe
     implied = implied_probabilities(*alias_table(counts, power))
     want = counts.astype(float) ** power
     np.testing.assert_allclose(implied, want / want.sum(), atol=1e-9)
+
+
+def test_huffman_tree_of_unsorted_counts_matches_the_sorted_tree():
+    rng = np.random.default_rng(0)
+    counts = rng.integers(1, 1000, 300)
+    order = np.argsort(-counts, kind="stable")
+    ref = HuffmanTree.from_counts(counts[order])
+    tree = huffman_tree(counts)
+    for name in ("codes", "points", "lengths"):
+        assert np.array_equal(getattr(tree, name)[order], getattr(ref, name))
+    sorted_counts = np.sort(counts)[::-1]
+    assert np.array_equal(huffman_tree(sorted_counts).codes, HuffmanTree.from_counts(sorted_counts).codes)
+
+
+def test_build_tables_follow_the_settings_and_keep_a_given_tree():
+    from w2v.settings import Settings
+
+    counts = np.array([50, 20, 20, 5, 1], np.int64)
+    tables, tree = build_tables(counts, Settings(negative=5, hs=False, sample=1e-3, threads=1))
+    assert tree is None and tables.hs_codes.shape == (1, 1)
+    assert np.array_equal(tables.keep_threshold, keep_thresholds(counts, 1e-3))
+    thr, alias = alias_table(counts, 0.75)
+    assert np.array_equal(tables.noise_table, pack_alias_table(thr, alias))
+    tables, tree = build_tables(counts, Settings(negative=0, hs=True, threads=1))
+    assert tables.noise_table.shape == (1,) and np.array_equal(tables.hs_codes, huffman_tree(counts).codes)
+    given = huffman_tree(counts[::-1].copy())
+    tables, tree = build_tables(counts, Settings(negative=0, hs=True, threads=1), huffman=given)
+    assert tree is given and tables.hs_points is given.points

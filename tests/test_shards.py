@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from w2v.corpus import SENTINEL, encode_corpus, iter_token_lines, scan_corpus
+from w2v.corpus import iter_token_lines, scan_corpus
+from w2v.encoded import SENTINEL, encode_corpus
 from w2v.errors import CorpusError
 from w2v.shards import (ALIGN_WINDOW, Shard, align_offset, count_shard, encode_ids, iter_shard_token_lines,
                         merge_counts, plan_shards, scan_shard)
@@ -225,7 +226,7 @@ def test_package_and_cli_work_without_dask(small_corpus, tmp_path):
         "from w2v import Word2Vec\n"
         "from w2v.distributed import DistributedError\n"
         f"m = Word2Vec(dim=16, epochs=1, threads=1, min_count=3).train({str(small_corpus)!r})\n"
-        "assert m.last_train['words'] > 0\n"
+        "assert m.last_train.words > 0\n"
         "try:\n"
         f"    Word2Vec(dim=16).train({str(small_corpus)!r}, client=object())\n"
         "except DistributedError as exc:\n"

@@ -11,7 +11,7 @@ def test_single_thread_is_bit_for_bit_reproducible(small_corpus):
     a = Word2Vec(threads=1, **FAST).train(str(small_corpus))
     b = Word2Vec(threads=1, **FAST).train(str(small_corpus))
     assert np.array_equal(a.syn0, b.syn0) and np.array_equal(a.syn1neg, b.syn1neg)
-    assert a.last_train["epoch_loss"] == b.last_train["epoch_loss"]
+    assert a.last_train.epoch_loss == b.last_train.epoch_loss
     c = Word2Vec(threads=1, **{**FAST, "seed": 4}).train(str(small_corpus))
     assert not np.array_equal(a.syn0, c.syn0)
 
@@ -34,13 +34,13 @@ def test_initial_weights_use_gensim4_range(small_corpus):
 ])
 def test_loss_decreases_over_epochs_every_mode(small_corpus, kw):
     m = Word2Vec(threads=2, **{**FAST, "epochs": 3, **kw}).train(str(small_corpus))
-    loss = m.last_train["epoch_loss"]
+    loss = m.last_train.epoch_loss
     assert np.all(np.isfinite(loss)) and loss[2] < loss[0]
     assert np.all(np.isfinite(m.syn0))
     # every token seen once per epoch; the loss per example fell below an untrained model's
     # (all scores 0: log 2 per output term, 1 + negative terms for negative sampling, at
     # most the longest Huffman path for hierarchical softmax)
-    assert m._encoded is not None and m.last_train["words"] == 3 * m._encoded.n_words
+    assert m.encoded_corpus is not None and m.last_train.words == 3 * m.encoded_corpus.n_words
     terms = (1 + m.settings.negative if m.settings.negative else 0) + \
         (int(m.huffman.lengths.max()) if m.settings.hs else 0)
     assert 0 < loss[-1] < terms * np.log(2)
@@ -80,7 +80,7 @@ def test_objective_on_a_fixed_sample_falls_every_epoch(small_corpus, model):
 
 
 def test_learning_rate_schedule_reaches_min_alpha(small_corpus):
-    from w2v.train import Progress
+    from w2v.progress import Progress
     m = Word2Vec(threads=1, **FAST)
     p = Progress(100, m.settings, quiet=True)
     assert p.alpha_at(0.0) == pytest.approx(m.settings.alpha)
@@ -191,12 +191,12 @@ def test_a_kept_wv_follows_further_training(small_corpus):
 def test_settings_changed_by_hand_apply_at_the_next_train(small_corpus):
     # m.settings.sample changed on a model with a vocabulary was ignored (the tables stayed)
     m = Word2Vec(threads=1, **{**FAST, "sample": 0}).train(str(small_corpus))
-    assert m.last_train["kept"] == m.last_train["words"]
+    assert m.last_train.kept == m.last_train.words
     m.settings.sample = 1e-4
     m.train()
     fresh = Word2Vec(threads=1, **{**FAST, "sample": 1e-4}).train(str(small_corpus))
-    assert m.last_train["kept"] < 0.8 * m.last_train["words"]
-    assert m.last_train["kept"] == pytest.approx(fresh.last_train["kept"], rel=0.02)
+    assert m.last_train.kept < 0.8 * m.last_train.words
+    assert m.last_train.kept == pytest.approx(fresh.last_train.kept, rel=0.02)
     np.testing.assert_array_equal(m.tables.keep_threshold, fresh.tables.keep_threshold)
     m.settings.model = "cbow"           # the CLI refuses it with --resume; so does train()
     with pytest.raises(ParameterError, match="cannot change model"):
@@ -229,7 +229,7 @@ def test_a_closed_model_trains_only_on_a_corpus_given_again(small_corpus):
     with pytest.raises(VocabularyError, match="no corpus"):
         m.train()
     m.train(str(small_corpus))
-    assert len(m.last_train["epoch_loss"]) == 1
+    assert len(m.last_train.epoch_loss) == 1
 
 
 def test_progress_counts_corpus_words_per_second():
@@ -238,7 +238,7 @@ def test_progress_counts_corpus_words_per_second():
     import time
 
     from w2v.settings import Settings
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     out = io.StringIO()
     p = Progress(4000, Settings(threads=1), stream=out, interval=0, words_per_id=1.5)
@@ -251,13 +251,13 @@ def test_on_disk_encoded_corpus_trains_identically(small_corpus):
     a = Word2Vec(threads=1, **FAST).train(str(small_corpus))
     b = Word2Vec(threads=1, memory_budget=0, **FAST)
     b.build_vocab(str(small_corpus))
-    assert b._encoded.on_disk
+    assert b.encoded_corpus.on_disk
     b.train()
     assert np.array_equal(a.syn0, b.syn0)
 
 
 def _encoded_ids(n, sentence=50):
-    from w2v.corpus import EncodedCorpus, IdStream, SENTINEL
+    from w2v.encoded import SENTINEL, EncodedCorpus, IdStream
     ids = np.arange(n, dtype=np.int32) % 7
     ids[sentence::sentence] = SENTINEL
     stream = IdStream()
@@ -341,9 +341,9 @@ def test_threads_on_a_small_vocabulary_train_as_well_as_one(tmp_path):
 def test_merge_intervals_shrink_with_the_corpus_and_the_vocabulary(tmp_path):
     import w2v.train as tr
     m = Word2Vec(min_count=1).build_vocab(str(_topic_corpus(tmp_path / "topics.txt", lines=6000)))
-    length = m._encoded.length
+    length = m.encoded_corpus.length
     for threads in (2, 4, 8):
-        intervals = tr.merge_intervals(m._encoded, m.tables.keep_threshold, threads,
+        intervals = tr.merge_intervals(m.encoded_corpus, m.tables.keep_threshold, threads,
                                        tr.choose_job_tokens(length, threads))
         if threads == 8:    # too short for replicas: plain Hogwild
             assert length < 8 * tr.EPOCH_MERGES * tr.MIN_MERGE_WORDS and intervals is None
@@ -378,7 +378,7 @@ def test_each_epoch_reports_its_loss_when_it_ends(small_corpus, threads, monkeyp
     import io
 
     import w2v.model
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     class Every(Progress):   # a progress line after every job
         def __init__(self, *args, **kwargs):
@@ -396,7 +396,7 @@ def test_each_epoch_reports_its_loss_when_it_ends(small_corpus, threads, monkeyp
     for k in (1, 2):   # epoch k's summary comes before any progress line of a later epoch
         later = [i for i, line in enumerate(lines) if line.startswith(f"epoch {k + 2}/3")]
         assert all(ends[k - 1] < i for i in later), lines
-        assert f"epoch {k}: mean loss {m.last_train['epoch_loss'][k - 1]:.4f}" in lines[ends[k - 1]]
+        assert f"epoch {k}: mean loss {m.last_train.epoch_loss[k - 1]:.4f}" in lines[ends[k - 1]]
 
 
 def test_progress_lines_on_a_terminal_are_ended_before_other_text():
@@ -406,7 +406,7 @@ def test_progress_lines_on_a_terminal_are_ended_before_other_text():
 
     from w2v.settings import Settings
     from w2v.console import end_progress_line
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -495,7 +495,7 @@ def test_progress_line_shows_fraction_learning_rate_and_eta(done, eta):
     import time
 
     from w2v.settings import Settings
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     s = Settings(threads=1, epochs=2, alpha=0.04, min_alpha=0.0001)
     out = io.StringIO()
@@ -516,7 +516,7 @@ def test_progress_of_a_resumed_run_shows_the_whole_run_and_times_the_rest():
     import time
 
     from w2v.settings import Settings
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     s = Settings(threads=1, epochs=4, alpha=0.04, min_alpha=0.0001)
     out = io.StringIO()
@@ -535,7 +535,7 @@ def test_progress_lines_come_at_most_once_per_interval():
     import time
 
     from w2v.settings import Settings
-    from w2v.train import Progress
+    from w2v.progress import Progress
 
     out = io.StringIO()
     p = Progress(4000, Settings(threads=1), stream=out, interval=5.0)   # not a terminal: a line each
@@ -558,7 +558,7 @@ def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
     # checked against it in test_kernels)
     from types import SimpleNamespace
 
-    from w2v.train import seed_states
+    from w2v.run import seed_states
 
     from .test_kernels import reference_tokens
 
@@ -571,7 +571,7 @@ def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
     m.build_vocab(str(path))
     w0, w1neg, w1 = (a.astype(np.float64) for a in (m.syn0, m.syn1neg, m.syn1))
     initial = m.syn0.copy()
-    tokens = np.concatenate([ids for _, ids in m._encoded.blocks(1 << 20)])
+    tokens = np.concatenate([ids for _, ids in m.encoded_corpus.blocks(1 << 20)])
     t = m.tables
     tree = SimpleNamespace(codes=t.hs_codes, points=t.hs_points, lengths=t.hs_lengths)
     s = m.settings
@@ -585,8 +585,8 @@ def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
             shared=not s.exact)
         stats += st
     m.train()
-    assert 0 < m.last_train["kept"] < m.last_train["words"]          # subsampling took part
-    assert [m.last_train["examples"], m.last_train["kept"], m.last_train["words"]] == stats[1:].tolist()
+    assert 0 < m.last_train.kept < m.last_train.words          # subsampling took part
+    assert [m.last_train.examples, m.last_train.kept, m.last_train.words] == stats[1:].tolist()
     np.testing.assert_allclose(m.syn0, w0, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(m.syn1neg if s.negative else m.syn1, w1neg if s.negative else w1,
                                rtol=1e-4, atol=1e-5)
@@ -595,7 +595,7 @@ def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
 
 def test_seed_states_differ_between_workers():
     # each worker draws its own subsampling, windows and noise words
-    from w2v.train import seed_states
+    from w2v.run import seed_states
 
     states = seed_states(7, 8)
     assert states.shape == (8, 1) and states.dtype == np.uint64
@@ -610,7 +610,7 @@ def test_hierarchical_softmax_trains_a_one_word_vocabulary(tmp_path):
     path.write_text("a a a a a\n" * 20)
     m = Word2Vec(threads=1, dim=8, min_count=1, sample=0, hs=True, negative=0, epochs=1, seed=1)
     m.train(str(path))
-    assert m.last_train["examples"] > 0 and np.isfinite(m.last_train["epoch_loss"][0])
+    assert m.last_train.examples > 0 and np.isfinite(m.last_train.epoch_loss[0])
     assert np.any(m.syn1 != 0)
 
 
@@ -619,7 +619,7 @@ def test_jobs_end_after_a_sentence_end_and_make_progress_when_one_starts_a_job()
     # (and be cut after it), even when jobs are shorter than max_sentence_length
     import itertools
 
-    from w2v.corpus import SENTINEL
+    from w2v.encoded import SENTINEL
     from w2v.train import iter_jobs
 
     enc, ids = _encoded_ids(4000, sentence=1000)

@@ -90,3 +90,22 @@ def test_check_refuses_a_vocabulary_edited_by_hand(edit):
         vocab.counts = vocab.counts.astype(np.float64)
     with pytest.raises(VocabularyError, match="vocabulary"):
         vocab.check()
+
+
+def test_merge_vocab_keeps_ids_adds_counts_and_appends_new_words():
+    from w2v.vocab import merge_vocab, vocab_ids
+
+    old = Vocab(["a", "b", "c"], [10, 5, 3])
+    # corpus words in first-occurrence order: new words x (4), y (2), z (4), w (1)
+    words = ["x", "b", "y", "z", "a", "w"]
+    counts = np.array([4, 2, 2, 4, 1, 1], np.int64)
+    vocab, remap = merge_vocab(old, words, counts, min_count=2)
+    assert vocab.words == ["a", "b", "c", "x", "z", "y"]          # count desc, ties by first occurrence
+    assert vocab.counts.tolist() == [11, 7, 3, 4, 4, 2]
+    assert remap.tolist() == [3, 1, 5, 4, 0, -2]
+    assert old.words == ["a", "b", "c"] and old.counts.tolist() == [10, 5, 3]   # left as it was
+    capped, remap = merge_vocab(old, words, counts, min_count=2, max_vocab_size=4)
+    assert capped.words == ["a", "b", "c", "x"] and remap.tolist() == [3, 1, -2, -2, 0, -2]
+    assert vocab_ids(vocab, ["z", "q", "a"]).tolist() == [4, -2, 0]
+    with pytest.raises(VocabularyError, match="min_count=5"):
+        merge_vocab(old, ["q", "r"], np.array([1, 1], np.int64), min_count=5)

@@ -1,7 +1,7 @@
 """Lines for the user on stderr: progress left open on a terminal, and a stream that went away.
 
 Light on purpose (no NumPy, no Numba): the CLI imports it before anything
-else.  :class:`w2v.train.Progress` writes through :func:`write_or_drop` and
+else.  :class:`w2v.progress.Progress` writes through :func:`write_or_drop` and
 marks its in-place line with :func:`line_left_open`; the CLI's messages call
 :func:`end_progress_line` first.
 """

@@ -1,14 +1,13 @@
-"""Corpus streaming: files, directories, stdin and compressed inputs in bounded chunks.
+"""Corpus reading: files, directories, stdin and compressed inputs in bounded chunks, tokenized once.
 
-The corpus is tokenized exactly once.  :func:`scan_corpus` reads the text in
-chunks of ``chunk_chars`` characters (never a whole line: text8-style corpora
-are one enormous line), splits it into tokens, and maps every token to a
-*provisional* id (its rank of first occurrence) while counting.  The
-provisional id stream is kept in memory up to a budget and spilled to an
-anonymous temporary file beyond it.  Once the vocabulary is known,
-:func:`encode_corpus` remaps the stream to final vocabulary ids in place,
-dropping out-of-vocabulary tokens, and every epoch trains from that int32
-stream: no epoch pays Python tokenization again.
+:func:`scan_corpus` reads the text in chunks of ``chunk_chars`` characters
+(never a whole line: text8-style corpora are one enormous line), splits it
+into tokens, and maps every token to a *provisional* id (its rank of first
+occurrence) while counting.  The provisional ids are recorded in an
+:class:`w2v.encoded.IdStream` (in memory up to a budget, spilled to an
+anonymous temporary file beyond it), which :func:`w2v.encoded.encode_corpus`
+turns into final vocabulary ids once the vocabulary is known: no epoch pays
+Python tokenization again.
 
 Sentence boundaries (line ends and file ends) are stored in the stream itself
 as the sentinel ``-1``.  Sentences longer than ``max_sentence_length`` are
@@ -18,7 +17,6 @@ import itertools
 import os
 import re
 import stat
-import tempfile
 import warnings
 from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
@@ -26,13 +24,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import opener
+from .encoded import DEFAULT_MEMORY_BUDGET, SENTINEL, IdStream
 from .errors import CorpusError, CorpusWarning, ParameterError
 from .opener import replaced_sequences
 
-SENTINEL = -1  # sentence boundary in an encoded id stream
 TOKENIZERS = ("whitespace", "simple", "char")
 DEFAULT_CHUNK_CHARS = 1 << 18  # characters read at a time (bounded transient memory)
-DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
 SCAN_LAG = 2          # chunks the counting stage of the threaded scan may fall behind the split
 MAX_TOKEN_CHUNKS = 64  # a run without a separator longer than this many chunks is cut (bounded memory)
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
@@ -195,16 +192,34 @@ def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars
     for path in resolve_inputs(paths):
         fh = open_text(path)
         try:
-            yield from token_pieces(_read_chunks(fh, path, chunk_chars, on_bytes), tokenizer, lowercase,
+            yield from token_pieces(read_chunks(fh, path, chunk_chars, on_bytes), tokenizer, lowercase,
                                     chunk_chars)
         finally:
             if path != "-":
                 fh.close()
 
 
-def _read_chunks(fh, path, chunk_chars, on_bytes=None, limit=None):
-    """Yield chunks of at most ``chunk_chars`` characters (or bytes), ``limit`` of them at
-    most (default: to the end); read errors become CorpusError."""
+def read_chunks(fh, path, chunk_chars, on_bytes=None, limit=None):
+    """Yield chunks of at most ``chunk_chars`` characters (or bytes) read from ``fh``.
+
+    Parameters
+    ----------
+    fh : file object
+        Open for reading text or bytes.
+    path : str
+        The input's name, for error messages.
+    chunk_chars : int
+        Characters (or bytes) per chunk.
+    on_bytes : callable, optional
+        Called with the length of each chunk read.
+    limit : int, optional
+        Chunks to read at most (default: to the end).
+
+    Raises
+    ------
+    CorpusError
+        A read or decoding error.
+    """
     while limit is None or limit > 0:
         if limit is not None:
             limit -= 1
@@ -263,112 +278,6 @@ def token_pieces(chunks, tokenizer="whitespace", lowercase=False, chunk_chars=DE
             return
 
 
-# --------------------------------------------------------------------------- id stream storage
-class IdStream:
-    """An append-only int32 stream kept in RAM up to a budget, then in an anonymous temp file.
-
-    Parameters
-    ----------
-    memory_budget : int
-        Bytes of ids kept in RAM; beyond this the stream moves to a temporary
-        file (deleted automatically, even if the process is killed).
-    tmpdir : str, optional
-        Directory for the temporary file (default: ``tempfile.gettempdir()``).
-    """
-
-    def __init__(self, memory_budget=DEFAULT_MEMORY_BUDGET, tmpdir=None):
-        self.memory_budget = int(memory_budget)
-        self.tmpdir = tmpdir
-        self._parts = []
-        self._array = None
-        self._file = None
-        self.length = 0
-
-    @property
-    def on_disk(self):
-        return self._file is not None
-
-    def append(self, ids):
-        ids = np.ascontiguousarray(ids, dtype=np.int32)
-        if self._file is None and (self.length + ids.size) * 4 > self.memory_budget:
-            self._file = tempfile.TemporaryFile(dir=self.tmpdir)
-            # the ids so far: a finished array (appends after finish) and the parts since
-            for part in ([self._array] if self._array is not None else []) + self._parts:
-                self._file.write(part.tobytes())
-            self._parts = []
-            self._array = None
-        if self._file is not None:
-            self._file.write(ids.tobytes())
-        else:
-            self._parts.append(ids)
-        self.length += ids.size
-
-    def finish(self):
-        """Freeze the stream: concatenate the RAM parts, flush the file."""
-        if self._file is None:
-            if self._array is None or self._parts:
-                # copy part by part, releasing each as it is copied: peak = total + one part
-                parts = ([self._array] if self._array is not None else []) + self._parts
-                self._parts = []
-                self._array = None
-                array = np.empty(self.length, np.int32)
-                pos = 0
-                parts.reverse()
-                while parts:
-                    part = parts.pop()
-                    array[pos:pos + part.size] = part
-                    pos += part.size
-                    del part
-                self._array = array
-        else:
-            self._file.flush()
-
-    def read(self, start, count, out=None):
-        """Read ``count`` ids from ``start`` (a view when in RAM, a fresh array from disk)."""
-        count = max(0, min(count, self.length - start))
-        if self._file is None:
-            return self._array[start:start + count]
-        buf = np.empty(count, np.int32) if out is None else out[:count]
-        self._file.seek(start * 4)
-        got = self._file.readinto(memoryview(buf).cast("B"))
-        if got != count * 4:
-            raise CorpusError("temporary id stream is truncated (disk full?)")
-        return buf
-
-    def rewrite(self, transform, block=1 << 20):
-        """Apply ``transform(ids) -> ids`` block by block; outputs may be shorter (filtering)."""
-        if self._file is None:
-            # in place as well: outputs are never longer than inputs
-            wpos = 0
-            for i in range(0, self.length, block):
-                new = transform(self._array[i:i + block])
-                self._array[wpos:wpos + new.size] = new
-                wpos += new.size
-            self._array = self._array[:wpos]
-            self.length = wpos
-            return
-        # in place: the write position never overtakes the read position
-        rpos = wpos = 0
-        buf = np.empty(block, np.int32)
-        while rpos < self.length:
-            ids = self.read(rpos, block, out=buf)
-            rpos += ids.size
-            new = np.ascontiguousarray(transform(ids), dtype=np.int32)
-            self._file.seek(wpos * 4)
-            self._file.write(new.tobytes())
-            wpos += new.size
-        self._file.truncate(wpos * 4)
-        self._file.flush()
-        self.length = wpos
-
-    def close(self):
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        self._array = None
-        self._parts = []
-
-
 class ScannedCorpus:
     """Result of the single tokenization pass.
 
@@ -396,6 +305,11 @@ class ScannedCorpus:
         self.n_tokens = n_tokens
         self.n_sentences = n_sentences
         self.files = files
+
+    @property
+    def absolute_files(self):
+        """The inputs as absolute paths (``"-"`` as is), as a model records them."""
+        return [f if f == "-" else os.path.abspath(f) for f in self.files]
 
 
 def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET,
@@ -558,75 +472,91 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1):
     occurrence), up to :data:`SCAN_LAG` chunks behind, so that neither stage
     waits on the other's slower chunks.  Both stages run without the GIL.
     """
-    from .kernels.tokenize import ByteVocabulary, TokenItems
-    vocab = ByteVocabulary()
-    # chunk k is split into one of these while up to SCAN_LAG chunks before it are counted
-    batches = [TokenItems() for _ in range(SCAN_LAG + 1)]
-    pool = ThreadPoolExecutor(1, thread_name_prefix="w2v-scan") if threads > 1 else None
-    pending = deque()  # (count result or future, its TokenItems) of the chunks not collected yet
-    n_tokens = 0
-    n_files = 0
-    done = 0
-    chunks = 0
-    sentinel = np.full(1, SENTINEL, np.int32)
-
-    def collect(keep=0):
-        """Wait for the pending counts, oldest first, until ``keep`` are left; their ids go to
-        the stream (in chunk order)."""
-        nonlocal n_tokens
-        while len(pending) > keep:
-            job, items = pending.popleft()
-            written, newlines = job.result() if pool is not None else job
-            if written:
-                stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
-            n_tokens += written - newlines
-
+    scan = _ByteScan(stream, chunk_bytes, progress, threads)
     try:
         for path in files:
-            fh = open_binary(path)
-            n_files += 1
-            try:
-                carry = b""
-                while True:
-                    data = b"".join(_read_chunks(fh, path, chunk_bytes, limit=1))
-                    final = not data
-                    done += len(data)
-                    text = carry + data if carry else data
-                    if not text:
-                        break
-                    buf = np.frombuffer(text, np.uint8)
-                    # a "token" longer than MAX_TOKEN_CHUNKS chunks is cut (memory stays bounded), as
-                    # token_pieces does
-                    force = not final and buf.size >= MAX_TOKEN_CHUNKS * chunk_bytes
-                    n = _char_boundary(buf) if force else buf.size
-                    collect(keep=SCAN_LAG)   # the count that last used these arrays is done
-                    items = batches[chunks % len(batches)]
-                    chunks += 1
-                    consumed, n_items = items.split(buf, n, final or force)
-                    if pool is not None:
-                        pending.append((pool.submit(vocab.count, buf, items, n_items), items))
-                    else:
-                        pending.append((vocab.count(buf, items, n_items), items))
-                    carry = text[consumed:]
-                    if progress is not None:
-                        progress(done, n_tokens)
-                    if final:
-                        break
-            finally:
-                if path != "-":
-                    fh.close()
-            collect()
-            stream.append(sentinel)   # the end of a file ends a sentence
+            scan.read_file(path)
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)   # no count runs on after an error
+        scan.close()
     if progress is not None:
-        progress(done, n_tokens)
-    words = vocab.words()
-    counts = vocab.counts[:len(words)].copy()
+        progress(scan.done, scan.n_tokens)
+    words = scan.vocab.words()
+    counts = scan.vocab.counts[:len(words)].copy()
     if len(set(words)) < len(words):
         words, counts = _merge_same_words(words, counts, stream)
-    return words, counts, n_tokens, int(vocab.state[2]) + n_files
+    return words, counts, scan.n_tokens, int(scan.vocab.state[2]) + len(files)
+
+
+class _ByteScan:
+    """The state of :func:`_scan_bytes`: the byte vocabulary, the split buffers, the counts in flight."""
+
+    def __init__(self, stream, chunk_bytes, progress, threads):
+        from .kernels.tokenize import ByteVocabulary, TokenItems
+        self.stream = stream
+        self.chunk_bytes = chunk_bytes
+        self.progress = progress
+        self.vocab = ByteVocabulary()
+        # chunk k is split into one of these while up to SCAN_LAG chunks before it are counted
+        self.batches = [TokenItems() for _ in range(SCAN_LAG + 1)]
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="w2v-scan") if threads > 1 else None
+        self.pending = deque()  # (count result or future, its TokenItems) of the chunks not collected yet
+        self.n_tokens = 0
+        self.done = 0
+        self.chunks = 0
+
+    def collect(self, keep=0):
+        """Wait for the pending counts, oldest first, until ``keep`` are left; their ids go to
+        the stream (in chunk order)."""
+        while len(self.pending) > keep:
+            job, items = self.pending.popleft()
+            written, newlines = job.result() if self.pool is not None else job
+            if written:
+                self.stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
+            self.n_tokens += written - newlines
+
+    def read_file(self, path):
+        """Split and count one input, chunk by chunk; the end of a file ends a sentence."""
+        fh = open_binary(path)
+        try:
+            carry = b""
+            while True:
+                data = b"".join(read_chunks(fh, path, self.chunk_bytes, limit=1))
+                final = not data
+                self.done += len(data)
+                text = carry + data if carry else data
+                if not text:
+                    break
+                carry = text[self.split(text, final):]
+                if self.progress is not None:
+                    self.progress(self.done, self.n_tokens)
+                if final:
+                    break
+        finally:
+            if path != "-":
+                fh.close()
+        self.collect()
+        self.stream.append(np.full(1, SENTINEL, np.int32))
+
+    def split(self, text, final):
+        """Split the tokens of ``text`` and start counting them; return the bytes consumed."""
+        buf = np.frombuffer(text, np.uint8)
+        # a "token" longer than MAX_TOKEN_CHUNKS chunks is cut (memory stays bounded), as
+        # token_pieces does
+        force = not final and buf.size >= MAX_TOKEN_CHUNKS * self.chunk_bytes
+        n = _char_boundary(buf) if force else buf.size
+        self.collect(keep=SCAN_LAG)   # the count that last used these arrays is done
+        items = self.batches[self.chunks % len(self.batches)]
+        self.chunks += 1
+        consumed, n_items = items.split(buf, n, final or force)
+        if self.pool is not None:
+            self.pending.append((self.pool.submit(self.vocab.count, buf, items, n_items), items))
+        else:
+            self.pending.append((self.vocab.count(buf, items, n_items), items))
+        return consumed
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)   # no count runs on after an error
 
 
 def _char_boundary(buf):
@@ -661,105 +591,3 @@ def _merge_same_words(words, counts, stream):
     stream.finish()
     stream.rewrite(lambda ids: premap[ids + 1])
     return merged_words, merged_counts
-
-
-class EncodedCorpus:
-    """The corpus as final vocabulary ids (int32, ``SENTINEL`` between sentences).
-
-    Epochs read it in blocks with :meth:`blocks`; nothing is tokenized again.
-    """
-
-    def __init__(self, stream, n_words, vocab_size):
-        self.stream = stream
-        self.n_words = int(n_words)        # in-vocabulary tokens (no sentinels)
-        self.vocab_size = int(vocab_size)
-
-    @property
-    def length(self):
-        """Stream length, sentinels included (the unit of the learning-rate schedule)."""
-        return self.stream.length
-
-    @property
-    def on_disk(self):
-        return self.stream.on_disk
-
-    def blocks(self, block_size=1 << 22):
-        """Yield ``(start, ids)`` blocks covering the stream, validated for the kernels.
-
-        Every id is checked to lie in ``[-1, vocab_size)`` before it can reach
-        a kernel that has no bounds checks.
-        """
-        for start in range(0, self.length, block_size):
-            ids = self.stream.read(start, block_size)
-            if ids.size and (int(ids.min()) < SENTINEL or int(ids.max()) >= self.vocab_size):
-                raise CorpusError("encoded corpus holds an id outside the vocabulary")
-            yield start, ids
-
-    def close(self):
-        self.stream.close()
-
-
-def id_table(remap):
-    """Look-up table for :func:`remap_ids`: ``remap`` shifted by one so that SENTINEL (-1) maps through index 0."""
-    table = np.empty(len(remap) + 1, np.int32)
-    table[0] = SENTINEL
-    table[1:] = remap
-    return table
-
-
-def remap_ids(ids, table, after_sentinel):
-    """Final ids of a block of provisional ids: out-of-vocabulary words dropped, empty sentences collapsed.
-
-    Parameters
-    ----------
-    ids : numpy.ndarray of int32
-        Provisional ids, SENTINEL between sentences.
-    table : numpy.ndarray of int32
-        From :func:`id_table`; ``-2`` marks a word outside the vocabulary.
-    after_sentinel : bool
-        Whether the stream before this block ended a sentence (or this block starts it).
-
-    Returns
-    -------
-    numpy.ndarray of int32
-
-    Raises
-    ------
-    CorpusError
-        An id outside the table (checked in the kernel: nothing is read out of bounds).
-    """
-    from .kernels.encode import remap_block
-    ids = np.ascontiguousarray(ids, dtype=np.int32)
-    out = np.empty(ids.size, np.int32)
-    n = remap_block(ids, table, bool(after_sentinel), out)
-    if n < 0:
-        raise CorpusError(f"the id stream holds an id outside [-1, {table.size - 2}] (a corrupt temporary file?)")
-    return out[:n]
-
-
-def encode_corpus(scanned, remap, vocab_size):
-    """Turn a scanned corpus into final ids, in place.
-
-    Parameters
-    ----------
-    scanned : ScannedCorpus
-    remap : numpy.ndarray of int32
-        Final id of each provisional id, ``-2`` for words outside the vocabulary.
-    vocab_size : int
-
-    Returns
-    -------
-    EncodedCorpus
-    """
-    table = id_table(remap)
-    prev_last = [SENTINEL]
-
-    def transform(ids):
-        new = remap_ids(ids, table, prev_last[0] == SENTINEL)
-        if new.size:
-            prev_last[0] = new[-1]
-        return new
-
-    scanned.stream.rewrite(transform)
-    n_words = int(scanned.counts[remap >= 0].sum())
-    return EncodedCorpus(scanned.stream, n_words, vocab_size)

@@ -436,7 +436,8 @@ def _worker_threads():
 def _train_slice(tokens, work, setup, sched, threads):
     """Hogwild over ``tokens`` with ``threads`` threads; returns ``[loss, examples, kept, seen]``."""
     from .kernels.cpu import train_tokens
-    from .train import kernel_args, seed_states
+    from .run import seed_states
+    from .train import kernel_args
 
     t = setup["tables"]
     p = setup["params"]
@@ -862,8 +863,9 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     require_distributed()
     from .shards import DEFAULT_SHARD_BYTES, plan_shards
     from .corpus import warn_replaced_bytes
-    from .persist import begin_run, show_remaining
-    from .train import Progress, check_kernel_inputs, kernel_params
+    from .progress import Progress
+    from .run import begin_run, show_remaining
+    from .train import check_kernel_inputs, kernel_params
     from .vocab import build_vocab
 
     if corpus is None:
@@ -1131,7 +1133,7 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
 
 def _result(stats, first, stop, seconds, log, n_workers, lanes, shards, round_words, n_rounds, length,
             merge, weights):
-    from .train import run_totals
+    from .run import run_totals
 
     mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
     return {

@@ -1,34 +1,48 @@
-"""The ``Word2Vec`` model: orchestrates corpus, vocabulary, tables and training."""
+"""The ``Word2Vec`` model: orchestrates corpus, vocabulary, tables and training.
+
+:class:`Word2Vec` is the only writer of its own state.  The runners, the
+run lifecycle and the persistence read its public attributes and change it
+through these methods only:
+
+* ``set_vocabulary(vocab)``: a new vocabulary, its tables and fresh weights;
+  the run state and random states are cleared.
+* ``set_corpus(encoded, n_tokens, files, vocab_seconds=None)``: the corpus to
+  train on (the previous encoded corpus is closed; ``encoded`` may be
+  ``None`` where the corpus lives elsewhere, e.g. on Dask workers).
+* ``rebuild_tables(huffman=None)``: the sampling tables from the vocabulary's
+  counts and the settings (keeping ``huffman``, a Huffman tree, if given).
+* ``update_settings(**changes)``: settings of a model with weights (the
+  tables are rebuilt where needed; structural changes are refused).
+* ``check_settings()``: validate the settings against the weights, changing nothing.
+* ``start_run(run_state)``: record the run about to train (:func:`w2v.run.begin_run`).
+* ``set_rng_states(states)``: the workers' random states of the run.
+* ``finish_epochs(epochs_done, result=None)``: epochs of the run are done;
+  with ``result`` it becomes ``last_train`` and the cached vectors are dropped.
+* ``record_run(result)``: the run's result as ``last_train``, its seconds as
+  ``timings["train_seconds"]``; the cached vectors are dropped.
+* ``invalidate_vectors()``: drop the cached :class:`~w2v.vectors.KeyedVectors`
+  (the weights changed).
+* ``restore(vocab, syn0, syn1neg, syn1, huffman=None, rng_states=None,
+  run_state=None)``: install a loaded model's state (:func:`w2v.persist.load_model`).
+
+Read-only properties give the rest of the state: ``encoded_corpus``,
+``corpus_files`` and ``rng_states``.
+"""
 import dataclasses
 import threading
 import time
 
 import numpy as np
 
-from .corpus import encode_corpus
+from .encoded import encode_corpus
 from .errors import ParameterError, VocabularyError
-from .sampling import alias_table, keep_thresholds
-from .settings import Settings
-from .train import Progress, Tables, start_kernel_load
-from .vocab import build_vocab
-
-# the settings the sampling tables and the weights' shapes are built from
-BUILT_FROM = ("model", "dim", "hs", "negative", "sample", "ns_exponent")
-
-
-def initial_input_rows(rng, n, dim):
-    """Fresh input vectors: ``n`` rows uniform in ``[-1/dim, 1/dim)`` (float32).
-
-    This is gensim 4's range (``KeyedVectors.prep_vectors``); word2vec.c and
-    gensim 3 draw from half of it, ``[-0.5/dim, 0.5/dim)``.  gensim 4's range
-    is the one w2v's quality is compared with, and on the 17M-token wiki
-    slice it scores higher: CBOW, 1 epoch, 1 thread, five seeds, analogy
-    +0.55 points (all five seeds higher) against the narrower range.
-    """
-    rows = rng.random((n, dim), dtype=np.float32)
-    rows -= np.float32(0.5)
-    rows *= np.float32(2.0 / dim)
-    return rows
+from .progress import Progress, scan_with_progress
+from .run import RunResult
+from .sampling import build_tables
+from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
+from .train import run_epochs, start_kernel_load
+from .vocab import build_vocab, merge_vocab, vocab_ids
+from .weights import fresh_weights, grow_weights
 
 
 class Word2Vec:
@@ -66,12 +80,29 @@ class Word2Vec:
         self.tables = None
         self.huffman = None
         self.timings = {}
-        self.last_train = None
-        self._encoded = None
-        self._wv = None
-        self._built_from = None     # the settings the tables were built from (see BUILT_FROM)
+        self.last_train = None      # the latest run's w2v.run.RunResult
         self.run_state = None       # the latest run: epochs, epochs_done, corpus (see w2v.persist)
-        self._rng_states = None
+        self.corpus_tokens = None   # raw tokens of the corpus to train on
+        self._encoded = None        # its encoded ids (w2v.encoded.EncodedCorpus)
+        self._corpus_files = None   # its inputs, as absolute paths
+        self._rng_states = None     # the workers' random states, continued by the next run
+        self._built_from = None     # the settings the tables were built from (see BUILT_FROM)
+        self._wv = None
+
+    @property
+    def encoded_corpus(self):
+        """The corpus to train on as vocabulary ids (:class:`w2v.encoded.EncodedCorpus`), or ``None``."""
+        return self._encoded
+
+    @property
+    def corpus_files(self):
+        """The inputs of the corpus to train on (absolute paths, ``"-"`` for stdin), or ``None``."""
+        return self._corpus_files
+
+    @property
+    def rng_states(self):
+        """The workers' random states (uint64, shape (threads, 1)) of the latest run, or ``None``."""
+        return self._rng_states
 
     # ------------------------------------------------------------------ vocabulary
     def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False):
@@ -88,7 +119,7 @@ class Word2Vec:
             add the corpus' new words (``min_count`` applies to their counts
             in ``corpus``) with fresh vectors, add the corpus' counts, rebuild
             the sampling tables and Huffman tree; see
-            :func:`w2v.persist.update_vocab`.  Without it the model is reset.
+            :func:`w2v.vocab.merge_vocab`.  Without it the model is reset.
 
         Returns
         -------
@@ -104,15 +135,13 @@ class Word2Vec:
         """
         self.settings.validate()
         if update:
-            from .persist import update_vocab
             self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
-            return update_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
+            return self._update_vocab(corpus, quiet, progress_stream)
         s = self.settings
-        from .persist import scan_with_progress
         # load the CPU training kernel while the corpus is read (it takes about a second)
         loader = start_kernel_load(s) if s.device != "cuda" else None
         try:
-            scanned, reporter, t0 = scan_with_progress(self, corpus, quiet, progress_stream)
+            scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream)
             try:
                 vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
             except VocabularyError:
@@ -122,15 +151,8 @@ class Word2Vec:
         finally:
             if loader is not None:
                 loader.join()
-        if self._encoded is not None:
-            self._encoded.close()
-        self._encoded = encoded
-        self.corpus_tokens = scanned.n_tokens
-        self.vocab = vocab
-        self._make_tables()
-        self._init_weights()
-        from .persist import corpus_files
-        self.run_state, self._rng_states, self._corpus_files = None, None, corpus_files(scanned)
+        self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
+        self.set_vocabulary(vocab)
         self.timings["vocab_seconds"] = time.perf_counter() - t0
         if not quiet:
             reporter.message(
@@ -140,49 +162,246 @@ class Word2Vec:
                 f"({self.timings['vocab_seconds']:.1f}s)")
         return self
 
-    def _make_tables(self):
-        s = self.settings
-        counts = self.vocab.counts
-        keep = keep_thresholds(counts, s.sample)
-        if s.negative > 0:
-            nthr, nalias = alias_table(counts, s.ns_exponent)
-        else:
-            nthr, nalias = np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32)
-        if s.hs:
-            from .persist import huffman_tree   # counts are unsorted after an online update
-            self.huffman = huffman_tree(counts)
-            codes, points, lengths = self.huffman.codes, self.huffman.points, self.huffman.lengths
-        else:
-            self.huffman = None
-            codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
-        self.tables = Tables(keep, nthr, nalias, codes, points, lengths)
-        self._built_from = {k: getattr(s, k) for k in BUILT_FROM}
+    def _update_vocab(self, corpus, quiet, progress_stream):
+        """Online vocabulary update (``build_vocab(corpus, update=True)``), as gensim's.
 
-    def _apply_changed_settings(self):
-        """Apply settings changed by hand since the tables were built (``m.settings.sample = ...``):
-        rebuild the tables (``sample``, ``ns_exponent``, ``negative``) or refuse the change
-        (``model``, ``dim``, ``hs``), as :func:`w2v.persist.update_settings` does for --resume."""
+        * the vocabulary grows as :func:`w2v.vocab.merge_vocab` says: words
+          keep their ids and rows, counts grow, new words are appended;
+        * new rows are fresh inputs and zero outputs
+          (:func:`w2v.weights.grow_weights`);
+        * the subsampling and noise tables are rebuilt from the new counts;
+        * with ``hs`` the Huffman tree is rebuilt from the new counts and
+          ``syn1`` keeps its rows (extended with zero rows to ``V - 1``), as
+          gensim does: an inner node index then names a node of the new tree,
+          which need not be the node that row was trained for.  Rows of the
+          frequent words' upper nodes mostly survive; the rest re-learn quickly.
+        * ``corpus`` is encoded with the merged vocabulary for the next
+          :meth:`train`, which starts a new run.
+        """
+        if self.vocab is None:
+            raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
+        self.vocab.check()
+        s = self.settings
+        scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
+                                                   "updating the vocabulary and encoding the corpus")
+        old = self.vocab
+        try:
+            vocab, remap = merge_vocab(old, scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
+        except VocabularyError:
+            scanned.stream.close()
+            raise
+        encoded = encode_corpus(scanned, remap, len(vocab))
+        self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
+        self.vocab = vocab
+        self.syn0, self.syn1neg, self.syn1 = grow_weights(self.syn0, self.syn1neg, self.syn1, s, len(old),
+                                                          len(vocab))
+        self.rebuild_tables()
+        self._wv = None
+        self.run_state = None
+        self.timings["vocab_seconds"] = time.perf_counter() - t0
+        if not quiet:
+            reporter.message(f"vocabulary update: {len(vocab) - len(old):,} new words, {len(vocab):,} in all; "
+                             f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens covered")
+        return self
+
+    def read_corpus(self, corpus, quiet=True, progress_stream=None):
+        """Read ``corpus`` and encode it with the model's vocabulary as it is, for the next :meth:`train`.
+
+        Unknown words are dropped; the vocabulary, its counts, the tables and
+        the weights do not change.  This is what ``train(corpus)`` does on a
+        model that already has a vocabulary.
+
+        Returns
+        -------
+        Word2Vec
+            ``self``.
+
+        Raises
+        ------
+        VocabularyError
+            The model has no vocabulary, or no word of the corpus is in it.
+        """
+        if self.vocab is None:
+            raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
+        self.vocab.check()
+        scanned, reporter, t0 = scan_with_progress(corpus, self.settings, quiet, progress_stream,
+                                                   "encoding it with the model's vocabulary")
+        remap = vocab_ids(self.vocab, scanned.words)
+        if not np.any(remap >= 0):
+            scanned.stream.close()
+            raise VocabularyError("no word of the corpus is in the model's vocabulary "
+                                  "(use build_vocab(corpus, update=True) to add new words)")
+        encoded = encode_corpus(scanned, remap, len(self.vocab))
+        self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
+        self.timings["vocab_seconds"] = time.perf_counter() - t0
+        if not quiet:
+            reporter.message(f"corpus: {encoded.n_words:,} of {scanned.n_tokens:,} tokens in the model's "
+                             f"vocabulary of {len(self.vocab):,} words")
+        return self
+
+    def set_vocabulary(self, vocab):
+        """A new vocabulary: its sampling tables, fresh weights; no run state, no random states.
+
+        Parameters
+        ----------
+        vocab : w2v.vocab.Vocab
+        """
+        self.vocab = vocab
+        self.rebuild_tables()
+        self._init_weights()
+        self.run_state = None
+        self._rng_states = None
+
+    def set_corpus(self, encoded, n_tokens, files, vocab_seconds=None):
+        """The corpus the next :meth:`train` trains on; the previous encoded corpus is closed.
+
+        Parameters
+        ----------
+        encoded : w2v.encoded.EncodedCorpus or None
+            ``None`` where the corpus is not encoded here (Dask workers hold it).
+        n_tokens : int
+            Raw tokens of the corpus (``corpus_tokens``).
+        files : list of str or None
+            Its inputs (absolute paths), recorded in the run state.
+        vocab_seconds : float, optional
+            The time reading the corpus took, as ``timings["vocab_seconds"]``.
+        """
+        if self._encoded is not None and self._encoded is not encoded:
+            self._encoded.close()
+        self._encoded = encoded
+        self.corpus_tokens = n_tokens
+        self._corpus_files = files
+        if vocab_seconds is not None:
+            self.timings["vocab_seconds"] = vocab_seconds
+
+    def rebuild_tables(self, huffman=None):
+        """Rebuild the sampling tables from the vocabulary's counts and the settings.
+
+        Parameters
+        ----------
+        huffman : w2v.sampling.HuffmanTree, optional
+            With ``hs``: keep this tree (a loaded model's, or the current one
+            when only ``sample``, ``negative`` or ``ns_exponent`` changed)
+            instead of building one from the counts.
+        """
+        self.tables, self.huffman = build_tables(self.vocab.counts, self.settings, huffman)
+        self._built_from = {k: getattr(self.settings, k) for k in BUILT_FROM}
+
+    _make_tables = rebuild_tables   # the name w2v.distributed calls
+
+    def _init_weights(self):
+        # input vectors uniform in [-1/dim, 1/dim) as gensim 4 (see w2v.weights.initial_input_rows), outputs zero
+        self.syn0, self.syn1neg, self.syn1 = fresh_weights(self.settings, len(self.vocab))
+        self._wv = None
+
+    # ------------------------------------------------------------------ settings
+    def update_settings(self, **changes):
+        """Change settings of a model that has weights (e.g. more epochs or threads to resume with).
+
+        ``model``, ``dim`` and ``hs`` cannot change, nor ``negative`` from 0 to
+        more (there are no output vectors for it); the sampling tables are
+        rebuilt when ``sample``, ``ns_exponent`` or ``negative`` change.
+
+        Returns
+        -------
+        Word2Vec
+            ``self``.
+
+        Raises
+        ------
+        ParameterError
+            An invalid value or a structural change.
+        """
+        old = self.settings
+        new = changed_settings(old, self.syn0 is not None, **changes)
+        self.settings = new
+        if self.vocab is not None and any(getattr(new, k) != getattr(old, k) for k in TABLE_SETTINGS):
+            self.rebuild_tables(self.huffman)
+        self._wv = None
+        return self
+
+    def _changed_by_hand(self):
+        """Settings the tables and weights were built from, changed since (``m.settings.sample = ...``)."""
         built = self._built_from
         if self.vocab is None or built is None:
-            return
-        changed = {k: getattr(self.settings, k) for k in BUILT_FROM if getattr(self.settings, k) != built[k]}
+            return {}
+        return {k: getattr(self.settings, k) for k in BUILT_FROM if getattr(self.settings, k) != built[k]}
+
+    def check_settings(self):
+        """Raise :class:`ParameterError` on an invalid setting, or one changed by hand that the
+        weights cannot take (``model``, ``dim``, ``hs``; ``negative`` from 0); nothing changes."""
+        self.settings.validate()
+        changed = self._changed_by_hand()
         if changed:
-            from .persist import update_settings
+            built = dataclasses.replace(self.settings, **self._built_from)
+            changed_settings(built, self.syn0 is not None, **changed)
+
+    def _apply_changed_settings(self):
+        """Apply settings changed by hand since the tables were built: rebuild the tables
+        (``sample``, ``ns_exponent``, ``negative``) or refuse the change (``model``, ``dim``,
+        ``hs``), as :meth:`update_settings` does for --resume."""
+        changed = self._changed_by_hand()
+        if changed:
             wanted = self.settings
-            self.settings = dataclasses.replace(wanted, **built)
+            self.settings = dataclasses.replace(wanted, **self._built_from)
             try:
-                update_settings(self, **changed)
+                self.update_settings(**changed)
             finally:
                 self.settings = wanted
 
-    def _init_weights(self):
-        # input vectors uniform in [-1/dim, 1/dim) as gensim 4 (see initial_input_rows), outputs zero
-        s = self.settings
-        v = len(self.vocab)
-        self.syn0 = initial_input_rows(np.random.default_rng(s.seed), v, s.dim)
-        self.syn1neg = np.zeros((v if s.negative > 0 else 1, s.dim), np.float32)
-        self.syn1 = np.zeros((max(1, v - 1) if s.hs else 1, s.dim), np.float32)
+    # ------------------------------------------------------------------ runs
+    def start_run(self, run_state):
+        """Record the run about to train (a dict: ``epochs``, ``epochs_done``, ``corpus_length``,
+        ``corpus_words``, ``corpus_files``, and ``sharded`` for Dask), see :func:`w2v.run.begin_run`."""
+        self.run_state = run_state
+
+    def set_rng_states(self, states):
+        """The workers' random states of the run (advanced in place by the kernels, saved with the model)."""
+        self._rng_states = states
+
+    def finish_epochs(self, epochs_done, result=None):
+        """Record that the run has done ``epochs_done`` epochs; with ``result`` (the run's result so
+        far) it becomes ``last_train`` and the cached vectors are dropped."""
+        self.run_state["epochs_done"] = epochs_done
+        if result is not None:
+            self._wv = None
+            self.last_train = result
+
+    def record_run(self, result):
+        """Store a finished run's result: ``last_train``, ``timings["train_seconds"]``; drop the cached vectors.
+
+        Parameters
+        ----------
+        result : w2v.run.RunResult or dict or None
+            A device's result (a dict until every device returns a RunResult).
+        """
+        if result is None:
+            seconds = 0.0
+        else:
+            seconds = result.seconds if isinstance(result, RunResult) else result["seconds"]
+        self.timings["train_seconds"] = seconds
+        self.last_train = result
         self._wv = None
+
+    def invalidate_vectors(self):
+        """Drop the cached :attr:`wv` (the weights changed); a copy kept elsewhere forgets its norms."""
+        self._wv = None
+
+    def restore(self, vocab, syn0, syn1neg, syn1, huffman=None, rng_states=None, run_state=None):
+        """Install a saved model's state (what :func:`w2v.persist.load_model` read); return ``self``.
+
+        The sampling tables are rebuilt from the settings and the counts,
+        with the saved Huffman tree ``huffman``; the corpus files are the
+        ones ``run_state`` records.
+        """
+        self.vocab = vocab
+        self.syn0, self.syn1neg, self.syn1 = syn0, syn1neg, syn1
+        self.rebuild_tables(huffman)
+        self._rng_states = rng_states
+        self.run_state = run_state
+        self._corpus_files = run_state.get("corpus_files") if run_state else None
+        self._wv = None
+        return self
 
     # ------------------------------------------------------------------ training
     def train(self, corpus=None, quiet=True, progress_stream=None, on_epoch_end=None, client=None,
@@ -256,29 +475,27 @@ class Word2Vec:
             from .cuda import require_cuda
             require_cuda()
         if corpus is not None and self.vocab is not None:
-            from .persist import encode_with_vocab
-            encode_with_vocab(self, corpus, quiet=quiet, progress_stream=progress_stream)
+            self.read_corpus(corpus, quiet=quiet, progress_stream=progress_stream)
         elif corpus is not None:
             self.build_vocab(corpus, quiet=quiet, progress_stream=progress_stream)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
+        self.record_run(self._run_epochs(quiet, progress_stream, on_epoch_end))
+        return self
+
+    def _run_epochs(self, quiet, progress_stream, on_epoch_end):
         s = self.settings
         progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet,
                             words_per_id=self.corpus_tokens / max(1, self._encoded.length))
         stop = threading.Event()
+        run = run_epochs
+        if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
+            from .cuda.train import run_epochs_cuda as run
         try:
-            if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
-                from .cuda.train import run_epochs_cuda as run_epochs
-            else:
-                from .persist import run_epochs
-            result = run_epochs(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
+            return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
         except KeyboardInterrupt:
             stop.set()
             raise
-        self.timings["train_seconds"] = result["seconds"]
-        self.last_train = result
-        self._wv = None
-        return self
 
     # ------------------------------------------------------------------ results
     @property

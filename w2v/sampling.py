@@ -1,6 +1,7 @@
 """Sampling tables: subsampling thresholds, the noise distribution, the Huffman tree.
 
-All tables are small plain arrays that the kernels read; nothing here runs per token.
+All tables are small plain arrays that the kernels read; nothing here runs per
+token.  :func:`build_tables` makes the :class:`Tables` of a vocabulary's counts.
 """
 import numpy as np
 from numba import njit
@@ -246,3 +247,79 @@ class HuffmanTree:
             raise ParameterError(f"Huffman tree needs counts >= 0 summing to at most {MAX_HUFFMAN_TOTAL:.3g}")
         codes, points, lengths = _huffman(counts)
         return cls(codes, points, lengths)
+
+
+def huffman_tree(counts):
+    """Huffman tree of counts in any order (after an online update the vocabulary is not sorted).
+
+    Words are ranked by descending count (ties by id) and coded with
+    word2vec.c's construction; each word keeps its id.  For counts already
+    in descending order this is exactly :meth:`HuffmanTree.from_counts`.
+
+    Parameters
+    ----------
+    counts : array_like of int
+
+    Returns
+    -------
+    HuffmanTree
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.size < 2 or not np.any(np.diff(counts) > 0):
+        return HuffmanTree.from_counts(counts)
+    order = np.argsort(-counts, kind="stable")
+    tree = HuffmanTree.from_counts(counts[order])
+    codes = np.empty_like(tree.codes)
+    points = np.empty_like(tree.points)
+    lengths = np.empty_like(tree.lengths)
+    codes[order] = tree.codes
+    points[order] = tree.points
+    lengths[order] = tree.lengths
+    return HuffmanTree(codes, points, lengths)
+
+
+class Tables:
+    """The read-only arrays every kernel call needs (sampling tables, Huffman tree)."""
+
+    def __init__(self, keep_threshold, noise_threshold, noise_alias, hs_codes, hs_points, hs_lengths):
+        self.keep_threshold = keep_threshold
+        self.noise_threshold = noise_threshold
+        self.noise_alias = noise_alias
+        self.noise_table = pack_alias_table(noise_threshold, noise_alias)   # what the CPU kernels read
+        self.hs_codes = hs_codes
+        self.hs_points = hs_points
+        self.hs_lengths = hs_lengths
+
+
+def build_tables(counts, settings, huffman=None):
+    """The sampling tables of a vocabulary's counts under ``settings``.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray of int64
+        The vocabulary's counts, in id order (sorted or not).
+    settings : w2v.settings.Settings
+        ``sample``, ``negative``, ``ns_exponent`` and ``hs`` apply.
+    huffman : HuffmanTree, optional
+        With ``hs``: the tree to use (a loaded model's) instead of one built
+        from ``counts`` (:func:`huffman_tree`).
+
+    Returns
+    -------
+    tables : Tables
+    tree : HuffmanTree or None
+        The Huffman tree (``None`` without ``hs``).
+    """
+    s = settings
+    keep = keep_thresholds(counts, s.sample)
+    if s.negative > 0:
+        nthr, nalias = alias_table(counts, s.ns_exponent)
+    else:
+        nthr, nalias = np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32)
+    if s.hs:
+        tree = huffman if huffman is not None else huffman_tree(counts)
+        codes, points, lengths = tree.codes, tree.points, tree.lengths
+    else:
+        tree = None
+        codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
+    return Tables(keep, nthr, nalias, codes, points, lengths), tree

@@ -17,6 +17,13 @@ MAX_THREADS = 4096
 MAX_EPOCHS = 10_000
 MAX_SENTENCE_LENGTH = 1_000_000
 
+#: settings that fix the shape or meaning of a trained model's arrays
+STRUCTURAL = ("model", "dim", "hs")
+#: settings the sampling tables are built from
+TABLE_SETTINGS = ("sample", "ns_exponent", "negative")
+#: settings the sampling tables and the weights' shapes are built from
+BUILT_FROM = ("model", "dim", "hs", "negative", "sample", "ns_exponent")
+
 
 def available_cores():
     """Cores this process may run on (respects CPU affinity / cgroups where visible)."""
@@ -65,6 +72,7 @@ class Settings:
 
     @property
     def sg(self):
+        """Skip-gram (``model == "sg"``) rather than CBOW."""
         return self.model == "sg"
 
     def validate(self):
@@ -110,4 +118,33 @@ class Settings:
         need(self.device in ("cpu", "cuda"), f"device must be 'cpu' or 'cuda', not {self.device!r}")
 
     def to_dict(self):
+        """The settings as a plain dict (what a saved model records)."""
         return dataclasses.asdict(self)
+
+
+def changed_settings(settings, has_weights, **changes):
+    """``settings`` with ``changes``, for a model that has a vocabulary (and weights, if ``has_weights``).
+
+    ``model``, ``dim`` and ``hs`` cannot change, nor ``negative`` from 0 to
+    more on weights trained without it (there are no output vectors for it).
+
+    Returns
+    -------
+    Settings
+        A new object; ``settings`` is left as it is.
+
+    Raises
+    ------
+    ParameterError
+        An invalid value or a structural change.
+    TypeError
+        An unknown setting.
+    """
+    s = settings
+    for name in STRUCTURAL:
+        if name in changes and changes[name] != getattr(s, name):
+            raise ParameterError(f"cannot change {name} of a trained model "
+                                 f"({getattr(s, name)!r} -> {changes[name]!r})")
+    if has_weights and changes.get("negative", s.negative) > 0 and s.negative == 0:
+        raise ParameterError("cannot turn on negative sampling for a model trained without it (negative=0)")
+    return dataclasses.replace(s, **changes)

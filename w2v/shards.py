@@ -23,10 +23,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from .corpus import (DEFAULT_CHUNK_CHARS, SENTINEL, _read_chunks, id_table, open_text, remap_ids,
-                     replaced_sequences, resolve_inputs, token_pieces)
+from .corpus import DEFAULT_CHUNK_CHARS, open_text, read_chunks, resolve_inputs, token_pieces
+from .encoded import SENTINEL, id_table, remap_ids
 from .errors import CorpusError
-from .opener import compression_of
+from .opener import compression_of, replaced_sequences
 
 ALIGN_WINDOW = 1 << 16           # bytes searched for a newline after a nominal cut
 DEFAULT_SHARD_BYTES = 64 << 20   # largest byte range of one shard
@@ -172,7 +172,7 @@ def _open_shard_text(shard, chunk_bytes):
     if shard.end is None:
         fh = open_text(shard.path)
         try:
-            yield from _read_chunks(fh, shard.path, chunk_bytes)
+            yield from read_chunks(fh, shard.path, chunk_bytes)
         finally:
             fh.close()
         return
@@ -307,7 +307,7 @@ def merge_counts(a, b):
 def encode_ids(ids, shard_words, vocab_index):
     """Final vocabulary ids of a shard's provisional stream (OOV dropped, empty sentences collapsed).
 
-    The same transformation as :func:`w2v.corpus.encode_corpus`, for one shard
+    The same transformation as :func:`w2v.encoded.encode_corpus`, for one shard
     whose stream starts a sentence.
 
     Returns

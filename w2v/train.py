@@ -1,149 +1,26 @@
-"""The training loop: epochs, jobs, Hogwild threads, learning-rate schedule, progress.
+"""The CPU runner: jobs, Hogwild threads, replicas, the kernel's arguments.
 
 The loop only orchestrates: it cuts the encoded corpus into jobs of whole
 sentences and hands each job to :func:`w2v.kernels.cpu.train_tokens`, which
 runs without the GIL.  With ``threads=1`` jobs run in order in the calling
 thread, so a seeded run is bit-for-bit reproducible; with more, the workers
 after the first train a :class:`Replica` of the most frequent words' rows.
+:func:`run_epochs` runs (or continues) a model's run on the CPU through the
+lifecycle of :mod:`w2v.run`.
 """
 import queue
-import sys
 import threading
 import time
 
 import numpy as np
 
-from .console import line_left_open, write_or_drop
-from .corpus import SENTINEL
+from .encoded import SENTINEL
 from .errors import ParameterError
 from .kernels.cpu import merge_hot_rows, train_tokens
-from .sampling import pack_alias_table
+from .run import RunResult, begin_run, continued_states, run_totals, seed_states, show_remaining, train_spans
+from .sampling import Tables
 
 BLOCK_TOKENS = 1 << 20  # ids read at a time from an on-disk encoded corpus (4 MiB)
-
-
-class Tables:
-    """The read-only arrays every kernel call needs (sampling tables, Huffman tree)."""
-
-    def __init__(self, keep_threshold, noise_threshold, noise_alias, hs_codes, hs_points, hs_lengths):
-        self.keep_threshold = keep_threshold
-        self.noise_threshold = noise_threshold
-        self.noise_alias = noise_alias
-        self.noise_table = pack_alias_table(noise_threshold, noise_alias)   # what the CPU kernels read
-        self.hs_codes = hs_codes
-        self.hs_points = hs_points
-        self.hs_lengths = hs_lengths
-
-
-class Progress:
-    """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss.
-
-    ``total_words`` and the ``done`` of :meth:`maybe_report` count the ids the
-    kernels read (in-vocabulary tokens and sentence ends); ``words_per_id``
-    turns their rate into raw corpus words per second, the figure of the
-    final summary and of ``--report-json`` (raw tokens x epochs / seconds).
-
-    On a terminal the progress line (and a :meth:`status`) is redrawn in
-    place every ``interval`` (0.5 s); elsewhere (a log file, a pipe) each is
-    a line of its own, every 5 s.
-    """
-
-    def __init__(self, total_words, settings, stream=None, quiet=False, interval=None, words_per_id=1.0):
-        self.total = max(1, total_words)
-        self.done_before = 0    # of a resumed run: what its earlier epochs trained (resume_from)
-        self.words_per_id = words_per_id
-        self.settings = settings
-        self.stream = stream if stream is not None else sys.stderr
-        self.quiet = quiet
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-
-    def resume_from(self, done_before):
-        """A resumed run: ``done_before`` of the ``total`` ids were trained before it.
-
-        % done and the learning rate are the whole run's; words/s and the ETA
-        count only what this process trains.
-        """
-        self.done_before = min(max(0, done_before), self.total)
-
-    def exclude(self, seconds):
-        """Leave ``seconds`` spent on something else (a checkpoint's save) out of words/s and the ETA."""
-        self.t0 += seconds
-
-    def alpha_at(self, frac):
-        s = self.settings
-        return max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, frac))
-
-    def maybe_report(self, done, loss, examples, epoch, force=False):
-        now = time.perf_counter()
-        if self.quiet or (not force and now - self.last < self.interval):
-            return
-        self.last = now
-        elapsed = max(now - self.t0, 1e-9)
-        frac = (self.done_before + done) / self.total
-        rate = done / elapsed
-        eta = (self.total - self.done_before - done) / rate if rate > 0 else float("inf")
-        rate *= self.words_per_id
-        loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
-        self.status(f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
-                    f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
-                    f"loss {loss_text}  ETA {_fmt_seconds(eta)}")
-
-    def status(self, text, log=True):
-        """What the run is doing now: redrawn in place on a terminal, a line of its own elsewhere
-        (unless ``log`` is false: a short step that a :meth:`message` will report)."""
-        if self.quiet:
-            return
-        if self.tty:
-            line_left_open(self.stream, True)
-            self._write("\r" + text + "\033[K")
-        elif log:
-            self._write(text + "\n")
-
-    def _write(self, text):
-        if not write_or_drop(self.stream, text):   # the terminal or the pipe went away: train on, unseen
-            self.quiet = True
-            line_left_open(self.stream, False)
-
-    def epoch_done(self, epoch, loss_sum, examples):
-        """Report an epoch's mean loss, or say why it trained on nothing."""
-        if examples:
-            self.message(f"epoch {epoch + 1}: mean loss {loss_sum / examples:.4f} over {int(examples):,} examples")
-        else:
-            # e.g. a tiny corpus: subsampling keeps a word of frequency f with
-            # probability (sqrt(f / sample) + 1) * sample / f, about 7% at f = 25%
-            self.message(f"epoch {epoch + 1}: no training examples (every word was subsampled away "
-                         f"or had no context; on a tiny corpus set sample to 0)")
-
-    def message(self, text):
-        """A line that stays (it replaces the progress line drawn in place on a terminal)."""
-        if not self.quiet:
-            line_left_open(self.stream, False)
-            self._write(("\r\033[K" if self.tty else "") + text + "\n")
-
-
-def run_totals(per_epoch, seconds):
-    """The common part of a run's result from rows ``[loss sum, examples, kept, words]`` per epoch.
-
-    ``epoch_loss`` is the mean loss per example of each epoch (nan where it had none).
-    """
-    per_epoch = np.asarray(per_epoch)
-    return {
-        "epoch_loss": [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch],
-        "examples": int(per_epoch[:, 1].sum()),
-        "kept": int(per_epoch[:, 2].sum()),
-        "words": int(per_epoch[:, 3].sum()),
-        "seconds": seconds,
-    }
-
-
-def _fmt_seconds(s):
-    if s == float("inf") or s != s:
-        return "?"
-    s = int(round(s))
-    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 MIN_JOB_TOKENS = 1 << 13
@@ -316,7 +193,7 @@ def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
 
     The kernels run without bounds checks and index these arrays with
     vocabulary ids (validated against ``vocab_size`` as they are read, see
-    :meth:`w2v.corpus.EncodedCorpus.blocks`), noise words and Huffman
+    :meth:`w2v.encoded.EncodedCorpus.blocks`), noise words and Huffman
     nodes; so every array a kernel indexes must be as large as those ids
     say, of the dtype the kernel was compiled for, and C-contiguous.  A
     mismatch (weights or settings replaced by hand, say ``negative`` turned
@@ -435,18 +312,38 @@ def start_kernel_load(settings, then=None):
     return t
 
 
+def make_replicas(encoded, syn0, syn1neg, tables, settings, job_tokens):
+    """The :class:`Replica` of each worker after the first, by worker id (none: plain Hogwild).
+
+    The per-pair mode stays word2vec.c's Hogwild, and so do more than
+    :data:`MAX_REPLICA_THREADS` threads and a corpus too short for the
+    merges (:func:`merge_intervals`).
+    """
+    threads = settings.threads
+    if not (1 < threads <= MAX_REPLICA_THREADS) or settings.exact:
+        return {}
+    rows = Replica.rows_for(syn0, replica_budget(threads))
+    # on a small corpus or vocabulary the rows are merged more often (see merge_intervals)
+    intervals = merge_intervals(encoded, tables.keep_threshold, threads, job_tokens)
+    if intervals is None:
+        return {}
+    frequent_words, merge_words = intervals
+    return {w: Replica(syn0, syn1neg, rows, frequent_words=frequent_words, merge_words=merge_words)
+            for w in range(1, threads)}
+
+
 def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, stop_event=None,
                  rng_states=None, job_tokens=None, position_offset=0, total_positions=None):
     """Train ``settings.epochs`` epochs over an encoded corpus, updating the weights in place.
 
     Parameters
     ----------
-    encoded : w2v.corpus.EncodedCorpus
+    encoded : w2v.encoded.EncodedCorpus
     syn0, syn1neg, syn1 : numpy.ndarray of float32
         Weights, updated in place (Hogwild across threads).
-    tables : Tables
+    tables : w2v.sampling.Tables
     settings : w2v.settings.Settings
-    progress : Progress, optional
+    progress : w2v.progress.Progress, optional
     stop_event : threading.Event, optional
         Set it to stop after the jobs in flight (used on Ctrl-C).
     rng_states : numpy.ndarray of uint64, shape (threads, 1), optional
@@ -461,110 +358,114 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
 
     Returns
     -------
-    dict
+    w2v.run.RunResult
         ``epoch_loss`` (mean loss per trained example, per epoch),
-        ``examples``, ``words`` (tokens seen) and ``kept`` (after subsampling),
-        ``seconds``.
+        ``examples``, ``words`` (tokens seen) and ``kept`` (after
+        subsampling), ``seconds``, ``kernel_load_seconds``.
     """
     s = settings
     check_kernel_inputs(syn0, syn1neg, syn1, tables, s, encoded.vocab_size)
-    threads = s.threads
-    epochs = s.epochs
-    length = encoded.length
-    total = max(1, epochs * length)
     if rng_states is None:
-        rng_states = seed_states(s.seed, threads)
+        rng_states = seed_states(s.seed, s.threads)
     if job_tokens is None:
-        job_tokens = choose_job_tokens(length, threads)
-    # per worker, per epoch: [loss, examples, kept, seen]; rows padded to 64 bytes
-    stats = np.zeros((threads, epochs, 8), np.float64)
-    done = [0]
-    epoch_ids = np.zeros(epochs, np.int64)    # ids trained in each epoch (complete at `length`)
-    reported = [0]                            # epochs whose end has been reported
-    lock = threading.Lock()
+        job_tokens = choose_job_tokens(encoded.length, s.threads)
+    replicas = make_replicas(encoded, syn0, syn1neg, tables, s, job_tokens)
+    runner = _JobRunner(encoded, (syn0, syn1neg, syn1), tables, s, replicas, rng_states, progress,
+                        position_offset, total_positions)
+    load_seconds = load_kernel(runner.args)   # outside the training time (see load_kernel)
     stop_event = stop_event or threading.Event()
+    t0 = time.perf_counter()
+    if s.threads == 1:
+        runner.run_in_order(job_tokens, stop_event)
+    else:
+        runner.run_threads(job_tokens, stop_event)
+    seconds = time.perf_counter() - t0
+    runner.report(final=True)   # the epochs that ended since the last report
+    return RunResult(**run_totals(runner.stats.sum(axis=0), seconds), kernel_load_seconds=load_seconds)
 
-    replicas = {}
-    # the per-pair mode stays word2vec.c's Hogwild, and so do many threads (MAX_REPLICA_THREADS)
-    if 1 < threads <= MAX_REPLICA_THREADS and not s.exact:
-        rows = Replica.rows_for(syn0, replica_budget(threads))
-        # on a small corpus or vocabulary the rows are merged more often (see merge_intervals)
-        intervals = merge_intervals(encoded, tables.keep_threshold, threads, job_tokens)
-        if intervals is not None:
-            frequent_words, merge_words = intervals
-            replicas = {w: Replica(syn0, syn1neg, rows, frequent_words=frequent_words, merge_words=merge_words)
-                        for w in range(1, threads)}
-    args = kernel_args(s, syn0, syn1neg, syn1, tables)
-    worker_args = {w: kernel_args(s, syn0, syn1neg, syn1, tables, replica=r) for w, r in replicas.items()}
-    load_seconds = load_kernel(args)   # outside the training time (see load_kernel)
 
-    def run_job(wid, job):
+class _JobRunner:
+    """The jobs of one :func:`train_epochs` call: run in order or by a pool of threads, with progress."""
+
+    def __init__(self, encoded, weights, tables, settings, replicas, rng_states, progress, position_offset,
+                 total_positions):
+        s = settings
+        syn0, syn1neg, syn1 = weights
+        self.encoded = encoded
+        self.settings = s
+        self.epochs = s.epochs
+        self.length = encoded.length
+        self.total = total_positions or max(1, s.epochs * encoded.length)
+        self.position_offset = position_offset
+        self.rng_states = rng_states
+        self.progress = progress
+        self.replicas = replicas
+        self.args = kernel_args(s, syn0, syn1neg, syn1, tables)
+        self.worker_args = {w: kernel_args(s, syn0, syn1neg, syn1, tables, replica=r) for w, r in replicas.items()}
+        # per worker, per epoch: [loss, examples, kept, seen]; rows padded to 64 bytes
+        self.stats = np.zeros((s.threads, s.epochs, 8), np.float64)
+        self.done = 0
+        self.epoch_ids = np.zeros(s.epochs, np.int64)    # ids trained in each epoch (complete at `length`)
+        self.reported = 0                                # epochs whose end has been reported
+        self.lock = threading.Lock()
+
+    def run_job(self, wid, job):
         epoch, pos, ids = job
-        train_tokens(ids, position_offset + epoch * length + pos, total_positions or total,
-                     *worker_args.get(wid, args), rng_states[wid], stats[wid, epoch])
-        with lock:
-            done[0] += ids.size
-            epoch_ids[epoch] += ids.size
+        train_tokens(ids, self.position_offset + epoch * self.length + pos, self.total,
+                     *self.worker_args.get(wid, self.args), self.rng_states[wid], self.stats[wid, epoch])
+        with self.lock:
+            self.done += ids.size
+            self.epoch_ids[epoch] += ids.size
 
-    def report(final=False):
+    def report(self, final=False):
         """A progress line (every ``progress.interval``); each epoch's mean loss as soon as it ends.
 
         With threads, the next epoch's first jobs run while the last ones of
         an epoch finish; its mean loss is reported once every one has.
         """
+        progress = self.progress
         if progress is None:
             return
-        with lock:
-            first = reported[0]
+        stats = self.stats
+        with self.lock:
+            first = self.reported
             ended = first
-            while ended < epochs and epoch_ids[ended] >= length:
+            while ended < self.epochs and self.epoch_ids[ended] >= self.length:
                 ended += 1
-            now = done[0]
+            now = self.done
         if ended > first:   # the epoch's last progress line, then its summary
             st = stats[:, ended - 1, :].sum(axis=0)
             progress.maybe_report(now, st[0], st[1], ended - 1, force=True)
             for e in range(first, ended):
                 st = stats[:, e, :].sum(axis=0)
                 progress.epoch_done(e, st[0], st[1])
-            reported[0] = ended
+            self.reported = ended
         elif not final:
-            e = min(first, epochs - 1)
+            e = min(first, self.epochs - 1)
             st = stats[:, e, :].sum(axis=0)
             progress.maybe_report(now, st[0], st[1], e)
 
-    t0 = time.perf_counter()
-
-    if threads == 1:
-        for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length):
+    def run_in_order(self, job_tokens, stop_event):
+        """One thread: the jobs in order in the calling thread (bit-for-bit reproducible)."""
+        for job in iter_jobs(self.encoded, self.epochs, job_tokens, self.settings.max_sentence_length):
             if stop_event.is_set():
                 raise KeyboardInterrupt
-            run_job(0, job)
-            report()
-    else:
+            self.run_job(0, job)
+            self.report()
+
+    def run_threads(self, job_tokens, stop_event):
+        """Several threads: a pool of workers takes the jobs from a bounded queue."""
+        threads = self.settings.threads
         jobs = queue.Queue(maxsize=2 * threads)
         errors = []
-
-        def worker(wid):
-            try:
-                while True:
-                    job = jobs.get()
-                    if job is None:
-                        return
-                    if not stop_event.is_set():
-                        run_job(wid, job)
-            except BaseException as exc:  # pragma: no cover - surfaced below
-                errors.append(exc)
-                stop_event.set()
-            finally:
-                if wid in replicas:   # what it trained reaches the shared weights, even when stopped
-                    replicas[wid].merge()
-
-        pool = [threading.Thread(target=worker, args=(w,), daemon=True, name=f"w2v-worker-{w}")
+        pool = [threading.Thread(target=self._work, args=(w, jobs, stop_event, errors), daemon=True,
+                                 name=f"w2v-worker-{w}")
                 for w in range(threads)]
         for t in pool:
             t.start()
         try:
-            for job in iter_jobs(encoded, epochs, job_tokens, s.max_sentence_length, threads):
+            for job in iter_jobs(self.encoded, self.epochs, job_tokens, self.settings.max_sentence_length,
+                                 threads):
                 while True:
                     if stop_event.is_set():
                         raise KeyboardInterrupt
@@ -572,34 +473,45 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
                         jobs.put(job, timeout=0.2)
                         break
                     except queue.Full:
-                        report()
-                report()
+                        self.report()
+                self.report()
         except BaseException:
             stop_event.set()
             raise
         finally:
-            for _ in pool:
-                while True:
-                    try:
-                        jobs.put(None, timeout=0.2)
-                        break
-                    except queue.Full:
-                        if stop_event.is_set():
-                            _drain(jobs)
-            for t in pool:
-                while t.is_alive():
-                    t.join(0.2)
-                    if not stop_event.is_set():
-                        report()
+            self._stop_pool(pool, jobs, stop_event)
         if errors:
             raise errors[0]
-    seconds = time.perf_counter() - t0
-    per_epoch = stats.sum(axis=0)
-    report(final=True)   # the epochs that ended since the last report
-    return {
-        **run_totals(per_epoch, seconds),
-        "kernel_load_seconds": load_seconds,
-    }
+
+    def _work(self, wid, jobs, stop_event, errors):
+        try:
+            while True:
+                job = jobs.get()
+                if job is None:
+                    return
+                if not stop_event.is_set():
+                    self.run_job(wid, job)
+        except BaseException as exc:  # pragma: no cover - surfaced by run_threads
+            errors.append(exc)
+            stop_event.set()
+        finally:
+            if wid in self.replicas:   # what it trained reaches the shared weights, even when stopped
+                self.replicas[wid].merge()
+
+    def _stop_pool(self, pool, jobs, stop_event):
+        for _ in pool:
+            while True:
+                try:
+                    jobs.put(None, timeout=0.2)
+                    break
+                except queue.Full:
+                    if stop_event.is_set():
+                        _drain(jobs)
+        for t in pool:
+            while t.is_alive():
+                t.join(0.2)
+                if not stop_event.is_set():
+                    self.report()
 
 
 def _drain(q):
@@ -610,7 +522,37 @@ def _drain(q):
         pass
 
 
-def seed_states(seed, threads):
-    """Independent per-worker splitmix64 states derived from one seed."""
-    ss = np.random.SeedSequence(int(seed) & 0xFFFFFFFFFFFFFFFF)
-    return ss.generate_state(threads, dtype=np.uint64).reshape(threads, 1)
+def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
+    """Run (or continue) a training run over the model's encoded corpus on the CPU.
+
+    A new run trains ``settings.epochs`` epochs with the learning rate
+    decaying from ``alpha`` to ``min_alpha`` over them.  If the model holds
+    an unfinished run (``model.run_state``, e.g. from a checkpoint) over a
+    corpus of the same encoded length, the remaining epochs run with the
+    original schedule and random states instead (see :func:`w2v.run.begin_run`).
+
+    Without ``on_epoch_end`` the epochs run in one job stream
+    (:func:`train_epochs`).  With it, each epoch is one call of
+    ``train_epochs`` with the run's global position offset, so that every
+    job of epoch ``e`` has finished when ``on_epoch_end(e)`` is called
+    (``model.run_state["epochs_done"]`` is then ``e + 1``), and the
+    learning rate of every sentence is exactly the one of the single stream
+    (with ``threads=1`` the vectors are bit-for-bit the same).
+
+    Returns
+    -------
+    w2v.run.RunResult
+    """
+    s = model.settings
+    enc = model.encoded_corpus
+    first = begin_run(model, enc.length, enc.n_words)
+    rng = continued_states(model.rng_states, s.threads, s.seed)
+    model.set_rng_states(rng)
+    show_remaining(progress, first, s.epochs, enc.length)
+
+    def train_span(sub, shown, offset, total):
+        return train_epochs(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
+                            progress=shown, stop_event=stop_event, rng_states=rng,
+                            position_offset=offset, total_positions=total)
+
+    return train_spans(model, first, train_span, progress, on_epoch_end)

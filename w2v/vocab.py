@@ -106,3 +106,69 @@ def build_vocab(words, counts, min_count=5, max_vocab_size=None):
     remap[order] = np.arange(order.size, dtype=np.int32)
     vocab = Vocab([words[i] for i in order], counts[order])
     return vocab, remap
+
+
+def vocab_ids(vocab, words):
+    """The id in ``vocab`` of each of ``words``, ``-2`` for a word outside it (a remap for
+    :func:`w2v.encoded.encode_corpus`).
+
+    Parameters
+    ----------
+    vocab : Vocab
+    words : list of str
+
+    Returns
+    -------
+    numpy.ndarray of int32
+    """
+    index = vocab.index
+    return np.fromiter((index.get(w, -2) for w in words), dtype=np.int32, count=len(words))
+
+
+def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None):
+    """The vocabulary of an online update: ``old`` and the new words of a scanned corpus, as gensim's.
+
+    Words of ``old`` keep their ids; their counts grow by their counts in
+    the corpus.  Words not in ``old`` that occur at least ``min_count`` times
+    in the corpus are appended (most frequent first, ties by first
+    occurrence), up to ``max_vocab_size`` words in all.
+
+    Parameters
+    ----------
+    old : Vocab
+    words : list of str
+        The corpus' distinct words (each once), in order of first occurrence.
+    counts : numpy.ndarray of int64
+        Their counts in the corpus.
+    min_count : int
+    max_vocab_size : int, optional
+
+    Returns
+    -------
+    vocab : Vocab
+        The merged vocabulary (``old``'s words first).
+    remap : numpy.ndarray of int32
+        For each of ``words``, its id in ``vocab`` or ``-2`` if left out.
+
+    Raises
+    ------
+    VocabularyError
+        No word of the corpus is in ``old`` or occurs ``min_count`` times.
+    """
+    v0 = len(old)
+    index = old.index
+    existing = np.fromiter((index.get(w, -1) for w in words), dtype=np.int64, count=len(words))
+    known = existing >= 0
+    merged = old.counts.copy()
+    merged[existing[known]] += counts[known]      # each word once in words
+    cand = np.flatnonzero(~known & (counts >= min_count))
+    cand = cand[np.argsort(-counts[cand], kind="stable")]
+    if max_vocab_size is not None:
+        cand = cand[:max(0, max_vocab_size - v0)]
+    remap = np.full(len(words), -2, np.int32)
+    remap[known] = existing[known]
+    remap[cand] = v0 + np.arange(cand.size, dtype=np.int32)
+    if not np.any(remap >= 0):
+        raise VocabularyError(f"no word of the corpus is in the vocabulary or occurs min_count={min_count} times")
+    vocab = Vocab(old.words + [words[i] for i in cand], np.concatenate([merged, counts[cand]]))
+    return vocab, remap

@@ -32,9 +32,9 @@ import warnings
 import numpy as np
 
 from ..errors import DeviceError, ParameterError
-from ..persist import begin_run, show_remaining, train_spans
+from ..run import begin_run, show_remaining, train_spans
 from . import require_cuda, simulator_enabled
-from ..train import run_totals
+from ..run import run_totals
 from .host import default_threads, derive_seeds, make_segments
 
 DEFAULT_BATCH_TOKENS = 1 << 24

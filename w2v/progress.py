@@ -1,0 +1,163 @@
+"""Progress on stderr: the training's progress lines and the corpus scan's status.
+
+:class:`Progress` draws the lines every runner reports through (CPU, CUDA,
+Dask); :func:`scan_with_progress` reads a corpus (:func:`w2v.corpus.scan_corpus`)
+reporting through one.
+"""
+import sys
+import time
+
+from .console import line_left_open, write_or_drop
+from .corpus import scan_corpus
+
+
+class Progress:
+    """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss.
+
+    ``total_words`` and the ``done`` of :meth:`maybe_report` count the ids the
+    kernels read (in-vocabulary tokens and sentence ends); ``words_per_id``
+    turns their rate into raw corpus words per second, the figure of the
+    final summary and of ``--report-json`` (raw tokens x epochs / seconds).
+
+    On a terminal the progress line (and a :meth:`status`) is redrawn in
+    place every ``interval`` (0.5 s); elsewhere (a log file, a pipe) each is
+    a line of its own, every 5 s.
+    """
+
+    def __init__(self, total_words, settings, stream=None, quiet=False, interval=None, words_per_id=1.0):
+        self.total = max(1, total_words)
+        self.done_before = 0    # of a resumed run: what its earlier epochs trained (resume_from)
+        self.words_per_id = words_per_id
+        self.settings = settings
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+
+    def resume_from(self, done_before):
+        """A resumed run: ``done_before`` of the ``total`` ids were trained before it.
+
+        % done and the learning rate are the whole run's; words/s and the ETA
+        count only what this process trains.
+        """
+        self.done_before = min(max(0, done_before), self.total)
+
+    def exclude(self, seconds):
+        """Leave ``seconds`` spent on something else (a checkpoint's save) out of words/s and the ETA."""
+        self.t0 += seconds
+
+    def alpha_at(self, frac):
+        """The learning rate after the fraction ``frac`` of the run (linear decay to ``min_alpha``)."""
+        s = self.settings
+        return max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, frac))
+
+    def maybe_report(self, done, loss, examples, epoch, force=False):
+        """A progress line after ``done`` ids of this process, at most one per ``interval`` unless ``force``.
+
+        ``loss`` and ``examples`` are the sums of epoch ``epoch`` (0-based) so far.
+        """
+        now = time.perf_counter()
+        if self.quiet or (not force and now - self.last < self.interval):
+            return
+        self.last = now
+        elapsed = max(now - self.t0, 1e-9)
+        frac = (self.done_before + done) / self.total
+        rate = done / elapsed
+        eta = (self.total - self.done_before - done) / rate if rate > 0 else float("inf")
+        rate *= self.words_per_id
+        loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
+        self.status(f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
+                    f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
+                    f"loss {loss_text}  ETA {_fmt_seconds(eta)}")
+
+    def status(self, text, log=True):
+        """What the run is doing now: redrawn in place on a terminal, a line of its own elsewhere
+        (unless ``log`` is false: a short step that a :meth:`message` will report)."""
+        if self.quiet:
+            return
+        if self.tty:
+            line_left_open(self.stream, True)
+            self._write("\r" + text + "\033[K")
+        elif log:
+            self._write(text + "\n")
+
+    def _write(self, text):
+        if not write_or_drop(self.stream, text):   # the terminal or the pipe went away: train on, unseen
+            self.quiet = True
+            line_left_open(self.stream, False)
+
+    def epoch_done(self, epoch, loss_sum, examples):
+        """Report an epoch's mean loss, or say why it trained on nothing."""
+        if examples:
+            self.message(f"epoch {epoch + 1}: mean loss {loss_sum / examples:.4f} over {int(examples):,} examples")
+        else:
+            # e.g. a tiny corpus: subsampling keeps a word of frequency f with
+            # probability (sqrt(f / sample) + 1) * sample / f, about 7% at f = 25%
+            self.message(f"epoch {epoch + 1}: no training examples (every word was subsampled away "
+                         f"or had no context; on a tiny corpus set sample to 0)")
+
+    def message(self, text):
+        """A line that stays (it replaces the progress line drawn in place on a terminal)."""
+        if not self.quiet:
+            line_left_open(self.stream, False)
+            self._write(("\r\033[K" if self.tty else "") + text + "\n")
+
+
+def _fmt_seconds(s):
+    if s == float("inf") or s != s:
+        return "?"
+    s = int(round(s))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def scan_with_progress(corpus, settings, quiet=True, stream=None,
+                       next_step="building the vocabulary and encoding the corpus"):
+    """Tokenize a corpus once (:func:`w2v.corpus.scan_corpus`) as ``settings`` say, reporting progress.
+
+    Progress goes through :meth:`Progress.status` (redrawn in place on a
+    terminal).  When the scan is over, a status says that ``next_step``
+    follows: always on a terminal, elsewhere when the scan was long enough to
+    report (the next step then takes a while too).
+
+    Parameters
+    ----------
+    corpus : str or list of str
+        Files, directories or ``"-"``.
+    settings : w2v.settings.Settings
+        ``tokenizer``, ``lowercase``, ``memory_budget`` and ``threads`` apply.
+    quiet : bool
+        No progress on stderr.
+    stream : file object, optional
+        Where progress goes (default: stderr).
+    next_step : str
+        What follows the scan, for its last status.
+
+    Returns
+    -------
+    scanned : w2v.corpus.ScannedCorpus
+    reporter : Progress
+        For the caller's summary line.
+    t0 : float
+        ``time.perf_counter()`` when the scan began.
+    """
+    s = settings
+    t0 = time.perf_counter()
+    reporter = Progress(1, s, stream=stream, quiet=quiet)
+    last = [t0]
+    shown = [False]
+
+    def scan_progress(chars, tokens):
+        now = time.perf_counter()
+        if not quiet and now - last[0] >= reporter.interval:
+            last[0] = now
+            shown[0] = True
+            rate = tokens / max(now - t0, 1e-9)
+            reporter.status(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
+
+    scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
+                          memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads)
+    if not quiet and (reporter.tty or shown[0]):
+        reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
+    return scanned, reporter, t0

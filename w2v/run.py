@@ -1,0 +1,308 @@
+"""The run lifecycle every device shares (CPU, CUDA, Dask): begin a run, train its spans, its result.
+
+A *run* is ``settings.epochs`` epochs with one learning-rate schedule.
+:func:`begin_run` records it in the model (or continues an unfinished one, a
+checkpoint); :func:`train_spans` trains its epochs through a device's
+``train_span`` callable, one span in all or one per epoch when an
+``on_epoch_end`` hook needs every epoch to end; the result of a run is a
+:class:`RunResult`.  The per-worker random states of a run continue from the
+model's (:func:`continued_states`), so that a resumed run draws what an
+uninterrupted one would.
+"""
+import dataclasses
+import time
+import warnings
+
+import numpy as np
+
+from .errors import ParameterError, ResumeWarning
+
+__all__ = ["RunResult", "as_run_result", "run_totals", "merge_results", "seed_states", "continued_states",
+           "begin_run", "show_remaining", "train_spans"]
+
+
+@dataclasses.dataclass
+class RunResult:
+    """What a training run (or the epochs of it that one call trained) did.
+
+    Attributes
+    ----------
+    epoch_loss : list of float
+        Mean loss per trained example of each epoch trained (nan where an
+        epoch had no example).
+    examples : int
+        Examples trained (center-context pairs, or windows for CBOW).
+    kept : int
+        Tokens kept after subsampling.
+    words : int
+        Tokens seen (in-vocabulary, every epoch).
+    seconds : float
+        Training time.
+    first_epoch : int
+        The run's first epoch trained here (> 0 when a checkpoint was resumed).
+    kernel_load_seconds : float or None
+        Loading (CPU) or compiling (CUDA) the training kernel, outside ``seconds``.
+    device : str
+        ``"cpu"``, ``"cuda"`` or ``"dask"``.
+    details : dict
+        Device-specific figures (CUDA launch figures, Dask's ``distributed`` block).
+    """
+
+    epoch_loss: list
+    examples: int
+    kept: int
+    words: int
+    seconds: float
+    first_epoch: int = 0
+    kernel_load_seconds: float = None
+    device: str = "cpu"
+    details: dict = dataclasses.field(default_factory=dict)
+
+    # Mapping access, ``result["words"]``, as on the result dicts the CUDA and Dask runners still
+    # return: code reading ``last_train`` works whichever device trained.
+    def __getitem__(self, key):
+        """A field (``result["words"]``) or a ``details`` entry, by name."""
+        if key in _RESULT_FIELDS and key != "details":
+            return getattr(self, key)
+        if key in self.details:
+            return self.details[key]
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        """``result[key]``, or ``default`` where there is none."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+_RESULT_FIELDS = {f.name for f in dataclasses.fields(RunResult)}
+
+
+def as_run_result(result):
+    """A :class:`RunResult` of a run's result, which may still be a result dict (CUDA, Dask).
+
+    A dict's ``compile_seconds`` (CUDA) becomes ``kernel_load_seconds``; its
+    keys that are not fields go to ``details``; ``device`` is ``"dask"``
+    for a dict with a ``distributed`` block, else ``"cpu"``, unless it says.
+    ``None`` and a :class:`RunResult` are returned as they are.
+    """
+    if result is None or isinstance(result, RunResult):
+        return result
+    d = dict(result)
+    kernel = d.pop("kernel_load_seconds", d.get("compile_seconds"))
+    device = d.pop("device", "dask" if "distributed" in d else "cpu")
+    fields = {k: d.pop(k) for k in list(d) if k in _RESULT_FIELDS and k != "details"}
+    return RunResult(**fields, kernel_load_seconds=kernel, device=device, details=d)
+
+
+def run_totals(per_epoch, seconds):
+    """The common part of a run's result from rows ``[loss sum, examples, kept, words]`` per epoch.
+
+    Returns
+    -------
+    dict
+        ``epoch_loss`` (the mean loss per example of each epoch, nan where it
+        had none), ``examples``, ``kept``, ``words`` and ``seconds``: the
+        first fields of a :class:`RunResult`.
+    """
+    per_epoch = np.asarray(per_epoch)
+    return {
+        "epoch_loss": [float(e[0] / e[1]) if e[1] else float("nan") for e in per_epoch],
+        "examples": int(per_epoch[:, 1].sum()),
+        "kept": int(per_epoch[:, 2].sum()),
+        "words": int(per_epoch[:, 3].sum()),
+        "seconds": seconds,
+    }
+
+
+def merge_results(results, first):
+    """One :class:`RunResult` of the spans of a run (:func:`train_spans`) that began at epoch ``first``."""
+    return RunResult(
+        epoch_loss=[l for r in results for l in r.epoch_loss],
+        examples=sum(r.examples for r in results),
+        kept=sum(r.kept for r in results),
+        words=sum(r.words for r in results),
+        seconds=sum(r.seconds for r in results),
+        kernel_load_seconds=sum(r.kernel_load_seconds or 0.0 for r in results),
+        first_epoch=first,
+        device=results[-1].device if results else "cpu",
+    )
+
+
+def seed_states(seed, threads):
+    """Independent per-worker splitmix64 states derived from one seed: uint64, shape (threads, 1)."""
+    ss = np.random.SeedSequence(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    return ss.generate_state(threads, dtype=np.uint64).reshape(threads, 1)
+
+
+def continued_states(saved, threads, seed):
+    """The random states a run of ``threads`` workers starts from.
+
+    A resumed run continues its saved random states; a new one too if the
+    model was trained (or loaded) before, so that its next epochs do not
+    repeat the first ones' random choices.  States saved for another number
+    of threads seed new ones from all of them; without any (a fresh model)
+    they come from ``seed``.
+
+    Parameters
+    ----------
+    saved : numpy.ndarray of uint64, optional
+        The model's states, shape (threads they were saved with, 1).
+    threads : int
+    seed : int
+
+    Returns
+    -------
+    numpy.ndarray of uint64, shape (threads, 1)
+        ``saved`` itself when its shape fits (the kernels advance it in place).
+    """
+    if saved is None:
+        return seed_states(seed, threads)
+    saved = np.asarray(saved, np.uint64)
+    if saved.shape == (threads, 1):
+        return saved
+    return seed_states(int(np.bitwise_xor.reduce(saved.ravel())), threads)   # other thread count
+
+
+def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=False):
+    """Record in the model the run about to train (:meth:`~w2v.model.Word2Vec.start_run`); return its first epoch.
+
+    Every training path (CPU, CUDA, Dask) starts here.  An unfinished run
+    (``0 < epochs_done < epochs``, e.g. a checkpoint) over the same corpus
+    continues from ``epochs_done``; over another corpus a new run starts and
+    a :class:`ResumeWarning` says so; otherwise a new run starts at epoch 0.
+
+    Parameters
+    ----------
+    model : w2v.model.Word2Vec
+    length, n_words : int
+        The encoded corpus' length (ids and sentence ends) and in-vocabulary tokens.
+    same_corpus : callable, optional
+        ``same_corpus(run_state) -> bool``; default: the recorded
+        ``corpus_length`` equals ``length``.
+    stacklevel : int
+        Of the warning, so that it points at the user's ``train`` call.
+    sharded : bool
+        The run reads the corpus in shards (Dask), whose stream length
+        depends on where the shards were cut: recorded in the run's state, so
+        that a checkpoint of it is recognised as the same corpus by its count
+        of in-vocabulary tokens wherever it is resumed (one process, or Dask
+        with other shards).
+
+    Returns
+    -------
+    int
+        The first epoch to train.
+
+    Raises
+    ------
+    ParameterError
+        The unfinished run over the same corpus has done ``settings.epochs``
+        epochs or more: nothing would be trained.
+    """
+    epochs = model.settings.epochs
+    if same_corpus is None:
+        def same_corpus(st):
+            if st.get("sharded"):   # written by Dask: its stream length depends on the shard cuts
+                return st.get("corpus_words") == n_words
+            return st.get("corpus_length") == length
+    first = 0
+    state = model.run_state
+    if state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0):
+        if same_corpus(state):
+            first = int(state["epochs_done"])
+            if first >= epochs:
+                # it trained nothing, and recorded the run as finished at `epochs`
+                raise ParameterError(
+                    f"the model holds an unfinished run: {first} of {state['epochs']} epochs done; "
+                    f"epochs={epochs} leaves none to train: give more than {first} to continue it")
+        else:
+            warnings.warn(
+                f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
+                f"over another corpus ({state.get('corpus_length')} ids and {state.get('corpus_words')} words, "
+                f"this one has {length} and {n_words}); "
+                f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)
+    new_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
+                 "corpus_words": int(n_words), "corpus_files": model.corpus_files}
+    if sharded:
+        new_state["sharded"] = True
+    model.start_run(new_state)
+    return first
+
+
+def show_remaining(progress, first, epochs, length):
+    """Make ``progress`` (over all ``epochs``) show a run resumed at epoch ``first``: % done and
+    the learning rate of the whole run, words/s and ETA of the remaining epochs."""
+    if progress is not None and first:
+        progress.resume_from(first * length)
+
+
+class _Shifted:
+    """Progress proxy for one slice of a run: global epoch numbers and done counts."""
+
+    def __init__(self, inner, done0, epoch0):
+        self._inner = inner
+        self._done0 = done0
+        self._epoch0 = epoch0
+
+    def maybe_report(self, done, loss, examples, epoch, force=False):
+        self._inner.maybe_report(done + self._done0, loss, examples, epoch + self._epoch0, force)
+
+    def epoch_done(self, epoch, loss_sum, examples):
+        self._inner.epoch_done(epoch + self._epoch0, loss_sum, examples)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merge=None):
+    """Train epochs ``first..epochs`` of the run that :func:`begin_run` recorded.
+
+    Without ``on_epoch_end`` the epochs are one call of ``train_span``; with
+    it, one call per epoch, after which the model's
+    ``run_state["epochs_done"]`` and ``last_train`` are up to date
+    (:meth:`~w2v.model.Word2Vec.finish_epochs`) and ``on_epoch_end(epoch)``
+    is called (a checkpoint saved then resumes exactly).
+
+    Parameters
+    ----------
+    model : w2v.model.Word2Vec
+        With its encoded corpus.
+    first : int
+        From :func:`begin_run`.
+    train_span : callable
+        ``train_span(settings, progress, position_offset, total_positions)``
+        trains ``settings.epochs`` epochs from global position
+        ``position_offset`` of a run of ``total_positions`` ids (the
+        learning rate's schedule) and returns its result.
+    progress : w2v.progress.Progress, optional
+    on_epoch_end : callable, optional
+    merge : callable, optional
+        ``merge(results, first)`` -> the run's result (default
+        :func:`merge_results`, for :class:`RunResult` spans).
+
+    Returns
+    -------
+    RunResult
+        Or what ``merge`` returns.
+    """
+    merge = merge or merge_results
+    s = model.settings
+    epochs = s.epochs
+    length = model.encoded_corpus.length
+    total = max(1, epochs * length)
+    results = []
+    if first < epochs:
+        spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
+        for a, b in spans:
+            sub = dataclasses.replace(s, epochs=b - a)
+            shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
+            results.append(train_span(sub, shown, a * length, total))
+            model.finish_epochs(b, None if on_epoch_end is None else merge(results, first))
+            if on_epoch_end is not None:
+                t = time.perf_counter()
+                on_epoch_end(b - 1)
+                if progress is not None:   # a checkpoint's save is not training time
+                    progress.exclude(time.perf_counter() - t)
+    return merge(results, first)
