@@ -147,6 +147,7 @@ class Cancelled(DistributedError):
 
     @classmethod
     def because(cls, exc):
+        """The error of the cancellation ``exc``, in one line."""
         return cls(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})")
 
 
