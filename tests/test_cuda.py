@@ -275,7 +275,7 @@ def test_make_segments_packs_sentences_and_splits_long_ones():
 
 
 def test_plan_kernel_fits_shared_memory():
-    from w2v.cuda.train import STATIC_SHARED_LIMIT, plan_kernel, shared_bytes
+    from w2v.cuda.plan import STATIC_SHARED_LIMIT, plan_kernel, shared_bytes
     from w2v.settings import Settings
 
     kmax, seg, threads = plan_kernel(Settings(dim=100, window=5, negative=5, threads=1), 1, threads=128)
@@ -296,7 +296,7 @@ def test_plan_kernel_fits_shared_memory():
 ])
 def test_shared_memory_error_names_the_settings_that_fill_it(kw, names, exact):
     # it said "dim=8 with window=5 ... lower dim or window, or use --exact" whatever the cause
-    from w2v.cuda.train import plan_kernel
+    from w2v.cuda.plan import plan_kernel
     from w2v.settings import Settings
 
     with pytest.raises(ParameterError) as err:
@@ -517,7 +517,7 @@ def test_default_threads_per_block_are_whole_warps():
 
 
 def test_plan_kernel_refuses_threads_per_block_out_of_range():
-    from w2v.cuda.train import plan_kernel
+    from w2v.cuda.plan import plan_kernel
     from w2v.settings import Settings
 
     s = Settings(dim=16, window=2, negative=2, threads=1)

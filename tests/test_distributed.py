@@ -138,14 +138,14 @@ def test_worker_killed_during_a_round(small_corpus):
 
 
 def test_worker_without_current_weights_gets_the_full_state(client, small_corpus):
-    from w2v.distributed import _forget_run
+    from w2v.distributed.worker import forget_run
 
     def hook(info):
         # called as round 2 is submitted, while round 1 trains: a replica lost then (as
         # if a fresh worker took over) makes round 1 or round 2 of that lane "stale"
         # (round 0 would start from the full weights and just rebuild it)
         if (info["epoch"], info["round"]) == (0, 2):
-            client.run(_forget_run, info["run_id"], workers=[info["workers"][1]])
+            client.run(forget_run, info["run_id"], workers=[info["workers"][1]])
 
     m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=client, round_words=30_000,
                                          _round_hook=hook)
@@ -510,7 +510,8 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     that train in the round (merge "mean"); the changed rows are merged and added.
     Returns ``(model, per-epoch stats, R, stream length, per-round log)``.
     """
-    from w2v.distributed import _train_slice, changed_rows, merge_round
+    from w2v.distributed import changed_rows, merge_round
+    from w2v.distributed.worker import train_slice
     from w2v.train import kernel_params
 
     m = model if model is not None else Word2Vec(**settings).build_vocab([str(f) for f in files])
@@ -533,7 +534,7 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
                 sched = dict(lane=k, round=(epoch, r), position=epoch * length + sum(a for a, _ in bounds),
                              round_total=sum(b - a for a, b in bounds), total=s.epochs * length,
                              lr_scale=float(len(active)) if merge == "mean" else 1.0)
-                stats[epoch] += _train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
+                stats[epoch] += train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
                 parts.append(tuple(map(list, zip(*(changed_rows(w, b) for w, b in zip(work, weights))))))
             update = merge_round(weights, parts, merge)
             log.append(dict(epoch=epoch, round=r, tokens=sum(b - a for a, b in bounds),
@@ -614,11 +615,11 @@ def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, s
 def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, small_corpus, tmp_path):
     # a replica lost while round 1 trains: the stale lane is trained again from the driver's
     # weights with the round's own position and draws, so the run equals the one without the fault
-    from w2v.distributed import _forget_run
+    from w2v.distributed.worker import forget_run
 
     def hook(info):
         if (info["epoch"], info["round"]) == (0, 2):
-            client.run(_forget_run, info["run_id"], workers=[info["workers"][1]])
+            client.run(forget_run, info["run_id"], workers=[info["workers"][1]])
 
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
     kw = dict(FAST, epochs=2)
@@ -633,16 +634,17 @@ def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, s
 
 @contextlib.contextmanager
 def _broken_on_workers(client, name, message, typed=False):
-    """Within the block, ``w2v.distributed.<name>`` raises (``DistributedError`` if ``typed``, else
+    """Within the block, ``w2v.distributed.worker.<name>`` raises (``DistributedError`` if ``typed``, else
     ``RuntimeError``) on every worker."""
     def patch(on):
-        import w2v.distributed as d
+        import w2v.distributed.worker as d
+        from w2v.distributed import DistributedError
         saved = "_saved_" + name
         if on:
             setattr(d, saved, getattr(d, name))
 
             def broken(*args, **kwargs):
-                raise (d.DistributedError if typed else RuntimeError)(message)
+                raise (DistributedError if typed else RuntimeError)(message)
             setattr(d, name, broken)
         elif hasattr(d, saved):
             setattr(d, name, d.__dict__.pop(saved))
@@ -661,7 +663,7 @@ def _train_two_files(client, files):
 
 def test_a_lane_that_keeps_failing_is_a_one_line_distributed_error(client, small_corpus, tmp_path):
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
-    with _broken_on_workers(client, "_train_slice", "out of\n  memory"), \
+    with _broken_on_workers(client, "train_slice", "out of\n  memory"), \
             pytest.raises(DistributedError) as info:
         _train_two_files(client, files)
     msg = str(info.value)
@@ -746,7 +748,7 @@ class _FakeClient:
 def test_cluster_turns_client_failures_into_typed_one_line_errors():
     from concurrent.futures import CancelledError
 
-    from w2v.distributed import _Cluster
+    from w2v.distributed.cluster import Cluster
     from w2v.errors import CorpusError
 
     def fails(exc):
@@ -754,7 +756,7 @@ def test_cluster_turns_client_failures_into_typed_one_line_errors():
             raise exc
         return call
 
-    running = _Cluster(_FakeClient())
+    running = Cluster(_FakeClient())
     with pytest.raises(DistributedError) as info:
         running.call(fails(OSError("Connection reset\n  by peer")))
     assert str(info.value) == ("lost the connection to the Dask scheduler at tcp://10.1.2.3:8786 "
@@ -765,7 +767,7 @@ def test_cluster_turns_client_failures_into_typed_one_line_errors():
         running.call(fails(CorpusError("bad file")))
     with pytest.raises(KeyError):                          # and so do errors that are not the cluster's
         running.call(fails(KeyError("x")))
-    closed = _Cluster(_FakeClient(status="closed"))
+    closed = Cluster(_FakeClient(status="closed"))
     with pytest.raises(DistributedError, match=r"^lost the connection to the Dask scheduler at tcp://10.1.2.3:8786"):
         closed.call(fails(CancelledError()))
     with pytest.raises(DistributedError, match=r"^lost the connection to the Dask scheduler at tcp://10.1.2.3:8786$"):
@@ -774,4 +776,4 @@ def test_cluster_turns_client_failures_into_typed_one_line_errors():
         closed.wait([])
     with pytest.raises(DistributedError, match=r"^no Dask worker left at tcp://10.1.2.3:8786 for 0s$"):
         running.wait_for_worker(timeout=0)
-    _Cluster(_FakeClient(nthreads={"tcp://w": 1})).wait_for_worker(timeout=0)   # a worker is there
+    Cluster(_FakeClient(nthreads={"tcp://w": 1})).wait_for_worker(timeout=0)   # a worker is there

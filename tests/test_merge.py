@@ -87,11 +87,12 @@ def _lane_result(rng, start, lane, rows=6):
 def test_merge_task_gives_the_update_that_brings_replicas_to_the_driver_weights():
     # the round's merge runs as a task on a worker; the driver and every replica
     # apply its update with apply_update and must end up bit-for-bit equal
-    from w2v.distributed import _merge_round_task, apply_update
+    from w2v.distributed import apply_update
+    from w2v.distributed.worker import merge_round_task
     rng = np.random.default_rng(3)
     start = [rng.random((20, 4), dtype=np.float32), rng.random((12, 4), dtype=np.float32)]
     lanes = [_lane_result(rng, start, k) for k in range(2)]
-    res = _merge_round_task(lanes, [w.shape for w in start], "mean", 7)
+    res = merge_round_task(lanes, [w.shape for w in start], "mean", 7)
     assert res["status"] == "ok" and res["version"] == 7
     assert [x["lane"] for x in res["lanes"]] == [0, 1]
     assert all("q" not in x and "idx" not in x for x in res["lanes"])   # only statistics travel back
@@ -106,24 +107,24 @@ def test_merge_task_gives_the_update_that_brings_replicas_to_the_driver_weights(
 def test_merge_task_reports_a_round_with_a_stale_lane_as_incomplete():
     from types import SimpleNamespace
 
-    from w2v.distributed import _RUNS, _forget_run, _merge_round_task, _replica_for
+    from w2v.distributed.worker import REPLICAS, forget_run, merge_round_task, replica_for
     rng = np.random.default_rng(4)
     start = [rng.random((10, 3), dtype=np.float32)]
-    res = _merge_round_task([_lane_result(rng, start, 0), {"status": "stale", "lane": 1}],
+    res = merge_round_task([_lane_result(rng, start, 0), {"status": "stale", "lane": 1}],
                             [start[0].shape], "mean", 3)
     assert res["status"] == "incomplete" and "rows" not in res
     assert [x["status"] for x in res["lanes"]] == ["ok", "stale"]
     # a replica never moves forward on an incomplete round: the next task answers "stale"
     rep = SimpleNamespace(version=2, weights=[start[0].copy()])
-    _RUNS["test-run"] = rep
+    REPLICAS["test-run"] = rep
     try:
-        assert _replica_for("test-run", 3, ("update", res)) is None
+        assert replica_for("test-run", 3, ("update", res)) is None
         assert rep.version == 2 and np.array_equal(rep.weights[0], start[0])
-        ok = _merge_round_task([_lane_result(rng, start, 0)], [start[0].shape], "mean", 3)
-        assert _replica_for("test-run", 3, ("update", ok)) is rep and rep.version == 3
+        ok = merge_round_task([_lane_result(rng, start, 0)], [start[0].shape], "mean", 3)
+        assert replica_for("test-run", 3, ("update", ok)) is rep and rep.version == 3
         assert not np.array_equal(rep.weights[0], start[0])
     finally:
-        _forget_run("test-run")
+        forget_run("test-run")
 
 
 def test_updates_that_do_not_fit_the_weights_are_refused():
@@ -158,7 +159,7 @@ def test_lane_slice_follows_the_global_learning_rate_schedule(monkeypatch, tmp_p
     # the cluster advances round_total positions while a thread trains its part of the lane's
     # slice: the learning rate at the thread's j-th token is the run's at position + j * round_total / part
     import w2v.kernels.cpu as kc
-    from w2v.distributed import _train_slice
+    from w2v.distributed.worker import train_slice
 
     m, setup = _lane_setup(tmp_path, alpha=0.03, min_alpha=0.001)
     calls = []
@@ -171,7 +172,7 @@ def test_lane_slice_follows_the_global_learning_rate_schedule(monkeypatch, tmp_p
 
     def train(sched, n_tokens, threads):
         calls.clear()
-        stats = _train_slice(tokens[:n_tokens], weights, setup, sched, threads)
+        stats = train_slice(tokens[:n_tokens], weights, setup, sched, threads)
         calls.sort(key=lambda c: c["offset"])
         return stats
 
@@ -203,17 +204,17 @@ def test_lane_slice_follows_the_global_learning_rate_schedule(monkeypatch, tmp_p
 
 
 def test_full_state_replaces_a_replica_at_another_version(tmp_path):
-    from w2v.distributed import _RUNS, _forget_run, _replica_for
+    from w2v.distributed.worker import REPLICAS, forget_run, replica_for
 
     m, setup = _lane_setup(tmp_path)
     w1 = [m.syn0.copy(), m.syn1neg.copy(), m.syn1.copy()]
     w3 = [w + 1 for w in w1]
     try:
-        rep = _replica_for("full-run", 1, ("full", {"setup": setup, "weights": w1, "version": 1}))
-        assert rep.version == 1 and _RUNS["full-run"] is rep
-        assert _replica_for("full-run", 1, ("full", {"setup": setup, "weights": w3, "version": 1})) is rep
+        rep = replica_for("full-run", 1, ("full", {"setup": setup, "weights": w1, "version": 1}))
+        assert rep.version == 1 and REPLICAS["full-run"] is rep
+        assert replica_for("full-run", 1, ("full", {"setup": setup, "weights": w3, "version": 1})) is rep
         # a replica left behind (it missed rounds) takes the full weights it is sent
-        new = _replica_for("full-run", 3, ("full", {"setup": setup, "weights": w3, "version": 3}))
+        new = replica_for("full-run", 3, ("full", {"setup": setup, "weights": w3, "version": 3}))
         assert new.version == 3 and all(np.array_equal(a, b) for a, b in zip(new.weights, w3))
     finally:
-        _forget_run("full-run")
+        forget_run("full-run")

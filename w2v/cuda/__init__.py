@@ -15,7 +15,9 @@ Modules:
 
 * :mod:`w2v.cuda.host`    host-side helpers (segments, seeds, counter-based RNG) - no numba.cuda;
 * :mod:`w2v.cuda.kernels` the ``@cuda.jit`` kernels;
-* :mod:`w2v.cuda.train`   the device training loop (``train_epochs_cuda``).
+* :mod:`w2v.cuda.plan`    the kernel's launch plan (threads per block, segments, shared memory);
+* :mod:`w2v.cuda.device`  one training call on the device (buffers, batches, launches, progress);
+* :mod:`w2v.cuda.train`   the device training entry points (``train_epochs_cuda``, ``run_epochs_cuda``).
 """
 import functools
 

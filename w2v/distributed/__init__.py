@@ -1,0 +1,44 @@
+"""Data-parallel training on a Dask distributed cluster (``pip install 'w2v[dist]'``).
+
+Dask schedules the work, moves the data and survives worker loss; this
+package supplies the training rounds.  ``import w2v`` never imports this
+package, and ``dask`` is imported only by the functions that talk to a cluster.
+
+1. **Shards** (:mod:`w2v.distributed.plan`): every file is cut into byte
+   ranges at whitespace (compressed files stay whole).  The shards are
+   grouped into one contiguous *lane* per worker, balanced by bytes; a
+   lane's tasks are pinned (loosely: another worker may take over) to its
+   worker, so shards are read where the workers are and the paths must be
+   visible to them.
+2. **Vocabulary** (:mod:`w2v.distributed.vocabulary`): each shard is
+   tokenized once by a task; the counts are merged by a tree of tasks in
+   corpus order (first-occurrence order and counts equal a single pass);
+   the driver builds the vocabulary and every shard is encoded where it lies.
+3. **Rounds** (:mod:`w2v.distributed.rounds`): every worker keeps a replica
+   of the global weights (:mod:`w2v.distributed.worker`); in a round each
+   lane trains its next slice of ``round_words`` tokens from the replica and
+   returns the rows it changed, as indices + deltas (int16 with a float32
+   scale per row, half the bytes of float32); a merge task merges them
+   (:mod:`w2v.distributed.merge`) into one update that every replica, and
+   the driver, adds with the same function, so all stay bit-for-bit equal.
+4. **Faults**: Dask reschedules the tasks of a lost worker and recomputes
+   lost shards from lineage; a lane that finds no current replica is
+   resubmitted with the driver's full weights.  If the scheduler goes away,
+   :class:`DistributedError` is raised (the checkpoints written by
+   ``on_epoch_end`` stay as they are).
+
+Modules: :mod:`~w2v.distributed.cluster` (clients, waits, errors),
+:mod:`~w2v.distributed.plan`, :mod:`~w2v.distributed.vocabulary`,
+:mod:`~w2v.distributed.rounds`, :mod:`~w2v.distributed.merge`,
+:mod:`~w2v.distributed.worker` (what runs in the worker processes) and
+:mod:`~w2v.distributed.train` (:func:`train_distributed`, the driver).
+"""
+from .cluster import INSTALL_HINT, DistributedError, dask_client, require_distributed
+from .merge import MERGES, add_quantized_rows, apply_update, changed_rows, merge_round, merge_updates, quantize_rows
+from .plan import slice_pieces, split_lanes
+from .train import DEFAULT_ROUND_WORDS, train_distributed
+from .vocabulary import count_corpus
+
+__all__ = ["DEFAULT_ROUND_WORDS", "INSTALL_HINT", "MERGES", "DistributedError", "add_quantized_rows",
+           "apply_update", "changed_rows", "count_corpus", "dask_client", "merge_round", "merge_updates",
+           "quantize_rows", "require_distributed", "slice_pieces", "split_lanes", "train_distributed"]

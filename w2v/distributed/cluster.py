@@ -1,0 +1,295 @@
+"""The driver's connection to a Dask cluster: clients, a local cluster, waits and retries.
+
+``dask`` is imported only by the functions that talk to a cluster, so that
+:class:`DistributedError` and the rest of the package import without it.
+"""
+import contextlib
+import logging
+import threading
+import time
+import uuid
+
+from ..errors import W2VError
+
+INSTALL_HINT = "pip install 'w2v[dist]'"
+RUNNING = ("running", "newly-created")   # client states of a usable connection
+
+
+class DistributedError(W2VError):
+    """The Dask cluster cannot be used (dask missing, scheduler unreachable or lost, task failures)."""
+
+
+def require_distributed():
+    """Import ``distributed`` or raise :class:`DistributedError` with the install hint."""
+    try:
+        import distributed
+    except ImportError:
+        raise DistributedError(f"distributed training needs dask[distributed]: {INSTALL_HINT}") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def dask_client(scheduler=None, n_workers=None, threads_per_worker=1, connect_timeout=10):
+    """A Dask client on an existing scheduler, or on a ``LocalCluster`` started and stopped here.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Scheduler address, e.g. ``tcp://host:8786``.
+    n_workers : int, optional
+        Without ``scheduler``: worker processes of the local cluster (default 2).
+    threads_per_worker : int
+        Threads of each local worker process.
+    connect_timeout : float
+        Seconds to wait for the scheduler.
+
+    Raises
+    ------
+    DistributedError
+        dask is not installed, the scheduler cannot be reached, or the local
+        cluster cannot start.
+    """
+    distributed = require_distributed()
+    cluster = None
+    try:
+        if scheduler:
+            try:
+                # a malformed address fails here, before a Client exists: a Client whose
+                # constructor failed still waits 20 s in its finalizer and prints a traceback
+                distributed.comm.resolve_address(scheduler)
+                client = distributed.Client(scheduler, timeout=connect_timeout, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise DistributedError(f"cannot reach the Dask scheduler at {scheduler}: "
+                                       f"{' '.join(str(exc).split())}") from None
+        else:
+            # CRITICAL: the workers would log, with a traceback, each error that the client
+            # raises anyway (a corrupt corpus file: once per retry).  Dashboard ":0" (any free
+            # port): with None the scheduler's HTTP server still takes 8787, and warns if it is taken
+            cluster = start_local_cluster(distributed, n_workers, threads_per_worker)
+            client = distributed.Client(cluster, set_as_default=False)
+    except DistributedError:
+        raise
+    except BaseException as exc:
+        # Ctrl-C while the cluster starts, too: closed here, quietly (left to distributed's
+        # atexit hook, its close fails on workers still starting and prints a traceback)
+        if cluster is not None:
+            close_quietly(cluster)
+        if not isinstance(exc, Exception):
+            raise
+        raise DistributedError(f"cannot start a local Dask cluster: {exc}") from None  # pragma: no cover
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=10)
+
+
+def start_local_cluster(distributed, n_workers, threads_per_worker):
+    """A ``LocalCluster``; one interrupted (or failed) while it starts is closed before the error goes on.
+
+    Its worker processes import this module as they start and run :func:`dask_setup`.
+    """
+    try:
+        from distributed.deploy.spec import SpecCluster
+        before = set(SpecCluster._instances)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another distributed
+        SpecCluster, before = None, None
+    try:
+        # preload: each worker process runs dask_setup below as it starts
+        return distributed.LocalCluster(n_workers=int(n_workers or 2),
+                                        threads_per_worker=int(threads_per_worker or 1),
+                                        processes=True, dashboard_address=":0",
+                                        silence_logs=logging.CRITICAL, preload=[__name__])
+    except BaseException:
+        if before is not None:
+            for half in set(SpecCluster._instances) - before:
+                close_quietly(half)
+        raise
+
+
+def dask_setup(worker):
+    """Preload hook of the local cluster's worker processes (:func:`start_local_cluster`): ignore SIGINT.
+
+    A terminal's Ctrl-C signals its whole foreground process group: the
+    local cluster's worker processes got it too, and each printed a
+    ``KeyboardInterrupt`` traceback under the CLI's "interrupted", while the
+    driver (which gets it as well) stops and closes the cluster anyway.  The
+    driver alone decides; the workers end when it closes the cluster.
+    """
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def close_quietly(cluster):
+    """Close a cluster that may still be starting, without the tracebacks its own close prints."""
+    # a cluster whose workers are still starting fails its own close (an assertion on their
+    # status): closed here as far as it goes, and taken off distributed's atexit list.  A
+    # worker being spawned at that moment fails its start ("Nanny failed to start"), a task
+    # nobody awaits any more, which asyncio reported as a 40-line "Task exception was never
+    # retrieved" when it was collected (about 1 run in 25 under load): the abandoned
+    # cluster's loop drops such reports
+    with contextlib.suppress(Exception):
+        cluster.loop.asyncio_loop.set_exception_handler(lambda loop, context: None)
+    with contextlib.suppress(BaseException):
+        cluster.close(timeout=5)
+    with contextlib.suppress(Exception):
+        cluster.shutdown_on_close = False
+        type(cluster)._instances.discard(cluster)
+
+
+class Cancelled(DistributedError):
+    """Dask cancelled tasks while the scheduler is there (their inputs were lost with workers)."""
+
+    @classmethod
+    def because(cls, exc):
+        """The error of the cancellation ``exc``, in one line."""
+        return cls(f"Dask cancelled the training tasks ({' '.join(str(exc).split())})")
+
+
+class Cluster:
+    """The driver's view of the client: waits on futures, turns a lost scheduler into one error.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    pinned_tasks : set of str
+        Names of the task functions whose tasks prefer a worker (loose
+        restrictions): :meth:`reschedule_unrunnable` starts those that wait
+        for a worker while the cluster has none.
+    """
+
+    def __init__(self, client, pinned_tasks=frozenset()):
+        self.client = client
+        self.pinned_tasks = frozenset(pinned_tasks)
+        try:
+            self.where = f" at {client.scheduler.address}"
+        except Exception:
+            self.where = ""
+
+    def lost(self, exc=None):
+        """The :class:`DistributedError` of a lost scheduler (with the one-line cause ``exc``)."""
+        detail = " ".join(str(exc).split()) if exc is not None else ""
+        return DistributedError(f"lost the connection to the Dask scheduler{self.where}"
+                                + (f" ({detail})" if detail else ""))
+
+    def alive(self):
+        """True while the client is connected."""
+        return self.client.status in RUNNING
+
+    def wait(self, futures, no_worker_timeout=120.0):
+        """Wait for ``futures``; :class:`DistributedError` if the scheduler or every worker goes away.
+
+        Futures that Dask cancelled while the scheduler is there raise :class:`Cancelled`.
+        """
+        from distributed import wait
+        checked = time.monotonic()
+        alone_since = None
+        while True:
+            if not self.alive():
+                raise self.lost()
+            if time.monotonic() - checked > 5.0:   # tasks cannot finish without workers
+                checked = time.monotonic()
+                if self.call(self.client.nthreads):
+                    alone_since = None
+                    self.reschedule_unrunnable()   # a worker joined after the cluster had none
+                elif alone_since is None:
+                    alone_since = checked
+                elif checked - alone_since > no_worker_timeout:
+                    raise self.no_worker(no_worker_timeout)
+            try:
+                with self.client.as_current():   # the client need not be the default one
+                    wait(futures, timeout=0.5)
+                return
+            except TimeoutError:
+                continue
+            except Exception as exc:   # futures cancelled: the scheduler went away (or cancelled them)
+                if not self.alive() or "connection" in str(exc):
+                    raise self.lost() from None
+                raise Cancelled.because(exc) from None
+
+    def no_worker(self, seconds):
+        """The :class:`DistributedError` of a cluster without workers for ``seconds``."""
+        return DistributedError(f"no Dask worker left{self.where} for {seconds:.0f}s")
+
+    def wait_for_worker(self, timeout=120.0):
+        """Return once the cluster has a worker; :class:`DistributedError` after ``timeout`` s without."""
+        deadline = time.monotonic() + timeout
+        while not self.call(self.client.nthreads):
+            if not self.alive():
+                raise self.lost()
+            if time.monotonic() > deadline:
+                raise self.no_worker(timeout)
+            time.sleep(0.5)
+
+    def reschedule_unrunnable(self):
+        """Start the tasks that waited for a worker while the cluster had none.
+
+        A lane's tasks prefer its worker but may run elsewhere (loose
+        restrictions); the scheduler leaves such a task waiting when no worker
+        at all is there, and a worker that joins later takes only the tasks
+        restricted to it.  The shards the lost workers held are rebuilt by
+        such tasks, so they are sent to the workers there now.
+        """
+        pinned = set(self.pinned_tasks)
+
+        def reschedule(dask_scheduler):
+            # defined here, so that it travels by value: the scheduler need not have w2v installed.
+            # Tasks of this run parked in "no-worker" with loose restrictions go to "processing",
+            # which gives them to any running worker
+            if not dask_scheduler.running:
+                return 0
+            recs = {ts.key: "processing" for ts in list(dask_scheduler.unrunnable)
+                    if ts.loose_restrictions and str(ts.key).split("-")[0] in pinned}
+            if recs:
+                dask_scheduler.transitions(recs, stimulus_id="w2v-reschedule-" + uuid.uuid4().hex)
+            return len(recs)
+
+        with contextlib.suppress(Exception):   # best effort: scheduler internals
+            self.call(self.client.run_on_scheduler, reschedule)
+
+    def call(self, func, *args, **kwargs):
+        """A client call; a communication failure becomes :class:`DistributedError`."""
+        try:
+            return func(*args, **kwargs)
+        except (DistributedError, W2VError):
+            raise
+        except Exception as exc:
+            from concurrent.futures import CancelledError
+            if isinstance(exc, CancelledError) and self.alive():
+                raise Cancelled.because(exc) from None
+            if is_comm_error(exc) or not self.alive():
+                raise self.lost(exc) from None
+            raise
+
+    def scatter(self, obj, broadcast=False):
+        """``obj`` scattered to the workers as one future (to all of them if ``broadcast``)."""
+        # a list: scattering a dict would scatter its values under its keys
+        return self.call(self.client.scatter, [obj], broadcast=broadcast, hash=False)[0]
+
+
+def is_comm_error(exc):
+    """True if ``exc`` is a failure of the connection to the scheduler (or of a cancelled call)."""
+    from concurrent.futures import CancelledError
+    try:
+        from distributed.comm.core import CommClosedError
+    except ImportError:  # pragma: no cover
+        CommClosedError = OSError
+    return isinstance(exc, (CommClosedError, OSError, ConnectionError, CancelledError, TimeoutError))
+
+
+
+def scheduler_workers(cluster):
+    """The addresses of the cluster's workers, sorted, once there is at least one (60 s at most)."""
+    client = cluster.client
+    cluster.call(client.wait_for_workers, 1, timeout=60)
+    try:
+        info = cluster.call(client.scheduler_info, n_workers=-1)
+    except TypeError:  # older distributed
+        info = cluster.call(client.scheduler_info)
+    return sorted(info["workers"])
+

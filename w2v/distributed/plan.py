@@ -1,0 +1,135 @@
+"""The plan of a Dask run: shards grouped into lanes, and every round's slice of each lane.
+
+Every file is cut into shards (:mod:`w2v.shards`); the shards are grouped into
+one contiguous *lane* per worker, balanced by bytes, and a lane's tasks are
+pinned (loosely: another worker may take over) to its worker.  An epoch is
+``n_rounds`` rounds; in round ``r`` lane ``k`` trains ids
+``[n_k r / R, n_k (r + 1) / R)`` of its stream (``n_k`` ids, ``R`` rounds).
+"""
+import dataclasses
+import math
+
+import numpy as np
+
+
+def split_lanes(sizes, n_lanes):
+    """Contiguous groups of shards balanced by size: ``[(first, stop), ...]``, none empty."""
+    n = len(sizes)
+    n_lanes = max(1, min(n_lanes, n))
+    cum = np.concatenate([[0.0], np.cumsum(np.maximum(np.asarray(sizes, np.float64), 1.0))])
+    bounds = [0]
+    for k in range(1, n_lanes):
+        target = cum[-1] * k / n_lanes
+        b = int(np.searchsorted(cum, target))
+        if b > 0 and abs(cum[b - 1] - target) < abs(cum[b] - target):
+            b -= 1
+        b = min(max(b, bounds[-1] + 1), n - (n_lanes - k))
+        bounds.append(b)
+    bounds.append(n)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def slice_pieces(lengths, lo, hi):
+    """``(shard index in lane, start, stop)`` ranges covering lane tokens ``[lo, hi)``."""
+    pieces = []
+    off = 0
+    for k, n in enumerate(lengths):
+        a, b = max(lo, off), min(hi, off + n)
+        if a < b:
+            pieces.append((k, a - off, b - off))
+        off += n
+    return pieces
+
+
+@dataclasses.dataclass
+class ShardPlan:
+    """The corpus' shards, grouped into lanes, and the worker each lane prefers.
+
+    Attributes
+    ----------
+    shards : list of w2v.shards.Shard
+        In corpus order.
+    lanes : list of (int, int)
+        ``(first, stop)`` shard indices of each lane (:func:`split_lanes`).
+    workers : list of str
+        Worker addresses; lane ``k`` prefers ``workers[k]``.
+    """
+    shards: list
+    lanes: list
+    workers: list
+
+    @classmethod
+    def make(cls, corpus, shard_bytes, workers):
+        """Shards of ``corpus`` (at least two per worker where the files allow) in one lane per worker."""
+        from ..shards import DEFAULT_SHARD_BYTES, plan_shards
+
+        shards = plan_shards(corpus, shard_bytes or DEFAULT_SHARD_BYTES, min_shards=2 * len(workers))
+        return cls(shards, split_lanes([sh.size for sh in shards], len(workers)), list(workers))
+
+    @property
+    def corpus_files(self):
+        """The files the shards come from, in corpus order, each once."""
+        return list(dict.fromkeys(sh.path for sh in self.shards))
+
+    def lane_of(self, shard):
+        """The lane of shard index ``shard``."""
+        return next(k for k, (a, b) in enumerate(self.lanes) if a <= shard < b)
+
+    def pin(self, lane):
+        """Dask ``submit`` options of a task of ``lane``: its worker, others allowed."""
+        return dict(workers=[self.workers[lane]], allow_other_workers=True)
+
+
+@dataclasses.dataclass
+class RoundPlan:
+    """How the rounds of every epoch cut the lanes.
+
+    Attributes
+    ----------
+    lane_lengths : list of list of int
+        Per lane, the stream length (ids and sentence ends) of each of its shards.
+    n_rounds : int
+        Rounds per epoch.
+    merge : str
+        ``"mean"`` (the active lanes train at that many times the learning rate) or ``"touched"``.
+    """
+    lane_lengths: list
+    n_rounds: int
+    merge: str
+
+    @classmethod
+    def make(cls, lane_lengths, round_words, merge):
+        """Rounds of about ``round_words`` ids per lane."""
+        length = sum(map(sum, lane_lengths))
+        return cls(lane_lengths, max(1, math.ceil(length / (len(lane_lengths) * round_words))), merge)
+
+    @property
+    def length(self):
+        """Ids of an epoch (the whole stream)."""
+        return sum(map(sum, self.lane_lengths))
+
+    def spec(self, epoch, r):
+        """Round ``r`` of ``epoch``: each lane's ``bounds``, the lanes that train, position and learning-rate scale.
+
+        Every lane gets a task: the ``active`` ones train, the others only
+        apply the last update; ``lanes`` lists the active ones first.
+        """
+        n_rounds = self.n_rounds
+        lanes = range(len(self.lane_lengths))
+        bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in map(sum, self.lane_lengths)]
+        active = [k for k in lanes if bounds[k][1] > bounds[k][0]]
+        return dict(epoch=epoch, round=r, bounds=bounds, active=active,
+                    lanes=active + [k for k in lanes if k not in active],
+                    position=epoch * self.length + sum(a for a, _ in bounds),
+                    round_total=sum(b - a for a, b in bounds),
+                    lr_scale=float(len(active)) if self.merge == "mean" else 1.0)
+
+    def pieces(self, spec, lane):
+        """``(used, pieces)``: the lane's shards that ``spec``'s slice reads, and its ranges in them.
+
+        ``pieces`` are ``(index in used, start, stop)``.
+        """
+        pieces = slice_pieces(self.lane_lengths[lane], *spec["bounds"][lane])
+        used = sorted({p[0] for p in pieces})
+        where = {j: n for n, j in enumerate(used)}
+        return used, [(where[j], a, b) for j, a, b in pieces]

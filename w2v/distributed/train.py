@@ -1,0 +1,286 @@
+"""The driver of a Dask training run: :func:`train_distributed`, step by step.
+
+1. connect: wait for a worker, start loading the kernels on every worker;
+2. the corpus (:mod:`w2v.distributed.vocabulary`): shards in lanes, counted,
+   a vocabulary (a new one, or the model's), encoded where they lie;
+3. the run: recorded in the model's run state (a checkpoint's run continues),
+   the weights broadcast to the workers;
+4. the rounds (:mod:`w2v.distributed.rounds`), with the statistics, progress
+   and log of each; at each epoch's end the model's result is updated and
+   ``on_epoch_end`` called (a checkpoint);
+5. the workers' replicas dropped, the run's result recorded.
+
+The model's state is written by the functions under "the model's state"
+below, and nowhere else in this package.
+"""
+import contextlib
+import os
+import threading
+import time
+import uuid
+
+import numpy as np
+
+from ..errors import ParameterError, VocabularyError
+from .cluster import Cluster, require_distributed, scheduler_workers
+from .merge import MERGES
+from .plan import RoundPlan, ShardPlan
+from .rounds import Rounds
+from .vocabulary import LaneTasks, encode_on_cluster
+from .worker import PINNED_TASKS, forget_run, load_round_kernels, start_kernel_load_task
+
+DEFAULT_ROUND_WORDS = 1_000_000   # tokens each worker trains between two synchronizations
+
+
+def train_distributed(model, corpus, client, quiet=True, progress_stream=None, on_epoch_end=None,
+                      round_words=None, merge="mean", shard_bytes=None, retries=2, _round_hook=None):
+    """Train ``model`` on a Dask cluster (see :mod:`w2v.distributed`).
+
+    A model without a vocabulary gets one from the corpus (counted by the
+    workers); a model that has one (loaded, or a checkpoint) keeps it and its
+    weights, and an unfinished run over a corpus of the same encoded length
+    continues with its remaining epochs, as :meth:`w2v.model.Word2Vec.train`.
+
+    Parameters
+    ----------
+    model : w2v.model.Word2Vec
+    corpus : str or list of str
+        Files or directories, readable by the workers at the same paths
+        (made absolute here).  Standard input cannot be used.
+    client : distributed.Client
+    quiet : bool
+        No progress on stderr.
+    on_epoch_end : callable, optional
+        ``on_epoch_end(epoch)`` after each epoch, weights merged
+        (``model.run_state["epochs_done"] == epoch + 1``), e.g. to save a checkpoint.
+    round_words : int, optional
+        Tokens each worker trains per round (default :data:`DEFAULT_ROUND_WORDS`).
+    merge : {"mean", "touched"}
+        How the workers' rows are merged (see :mod:`w2v.distributed.merge`).
+    shard_bytes : int, optional
+        Largest shard of a plain file (default 64 MiB, finer to give every worker a lane).
+    retries : int
+        Dask retries of a task that raised.
+
+    Returns
+    -------
+    Word2Vec
+        ``model``; ``model.last_train`` holds the per-epoch loss, counts,
+        timings and a ``distributed`` dict (workers, rounds, bytes per round...).
+
+    Raises
+    ------
+    DistributedError
+        The scheduler went away, or tasks kept failing.
+    """
+    require_distributed()
+    corpus, round_words = _checked_arguments(corpus, round_words, merge)
+    run = _DaskRun(model, client, retries, quiet, progress_stream)
+    try:
+        run.connect()
+        run.prepare_corpus(corpus, shard_bytes)
+        run.start(round_words, merge, _round_hook)
+        run.train_rounds(on_epoch_end)
+    finally:
+        run.close()
+    _record_run(model, run.result(model.settings.epochs, 0.0) if run.first >= model.settings.epochs else None)
+    return model
+
+
+def _checked_arguments(corpus, round_words, merge):
+    # (absolute corpus paths, round_words), or the error of an argument
+    if corpus is None:
+        raise VocabularyError("distributed training needs the corpus paths: train(corpus, client=...)")
+    if merge not in MERGES:
+        raise ParameterError(f"merge must be one of {', '.join(MERGES)} (got {merge!r})")
+    round_words = DEFAULT_ROUND_WORDS if round_words is None else int(round_words)
+    if round_words < 1:
+        raise ParameterError("round_words must be >= 1")
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = [corpus]
+    return [p if p == "-" else os.path.abspath(p) for p in map(os.fspath, corpus)], round_words
+
+
+class _DaskRun:
+    """One run's driver state: the cluster, the sharded corpus, the rounds and their statistics."""
+
+    def __init__(self, model, client, retries, quiet, progress_stream):
+        self.model = model
+        self.settings = model.settings
+        self.client = client
+        self.cluster = Cluster(client, PINNED_TASKS)
+        self.retries = retries
+        self.quiet = quiet
+        self.progress_stream = progress_stream
+        self.reporter = _reporter(model.settings, progress_stream, quiet)
+        self.run_id = uuid.uuid4().hex
+        self.started = time.perf_counter()
+        self.held = []   # futures the run holds until it ends
+        self.log = []    # one entry per merged round
+
+    def connect(self):
+        """Wait for a worker; load the kernels on every worker, and the update kernel here, meanwhile."""
+        self.workers = scheduler_workers(self.cluster)
+        self.cluster.call(self.client.run, start_kernel_load_task, self.settings)
+        self.apply_loader = threading.Thread(target=load_round_kernels, args=(self.settings.dim, False),
+                                             daemon=True)
+        self.apply_loader.start()
+
+    def prepare_corpus(self, corpus, shard_bytes):
+        """Shards in lanes, a vocabulary (new or the model's) and the shards encoded, on the workers."""
+        s = self.settings
+        self.shard_plan = ShardPlan.make(corpus, shard_bytes, self.workers)
+        self.tasks = LaneTasks(self.cluster, self.shard_plan, self.retries)
+        # stacklevel 4: the corpus warning points at train_distributed's caller (Word2Vec.train)
+        sharded = encode_on_cluster(self.tasks, s, self.model.vocab, corpus, self.held, stacklevel=4)
+        self.sharded = sharded
+        if sharded.fresh:
+            _install_vocabulary(self.model, sharded.vocab)
+        seconds = _install_corpus(self.model, sharded.n_tokens, self.shard_plan.corpus_files, self.started)
+        if not self.quiet:
+            self.reporter.message(
+                f"vocabulary: {len(sharded.vocab):,} words (min_count={s.min_count}) covering "
+                f"{sharded.n_words:,} of {sharded.n_tokens:,} tokens; {len(self.shard_plan.shards)} shards in "
+                f"{len(self.shard_plan.lanes)} lanes on {len(self.workers)} Dask workers ({seconds:.1f}s)")
+
+    def start(self, round_words, merge, round_hook):
+        """Record the run in the model (or continue its checkpoint's), plan the rounds, send the weights."""
+        from ..train import check_kernel_inputs, kernel_params
+
+        model, s, sharded = self.model, self.settings, self.sharded
+        length = sharded.length
+        # the same corpus: the same number of in-vocabulary tokens (the stream length can
+        # differ by a few sentence boundaries where shards were cut inside a line)
+        self.first = _begin_run(model, length, sharded.n_words, stacklevel=5)   # warns at the user's train call
+        self.round_words = round_words
+        self.plan = RoundPlan.make([sharded.lengths[a:b] for a, b in self.shard_plan.lanes], round_words, merge)
+        check_kernel_inputs(model.syn0, model.syn1neg, model.syn1, model.tables, s, len(model.vocab))
+        self.weights = [model.syn0, model.syn1neg, model.syn1]
+        setup = {"tables": model.tables, "params": dict(kernel_params(s), seed=s.seed)}
+        self.progress = _run_progress(model, self.first, length, self.progress_stream, self.quiet)
+        self.stats = np.zeros((s.epochs, 4), np.float64)
+        self.rounds = Rounds(self.tasks, self.plan, self.run_id,
+                             [sharded.encoded[a:b] for a, b in self.shard_plan.lanes], self.weights, setup,
+                             max(1, s.epochs * length), self.reporter, self.held, round_hook)
+        self.rounds.broadcast()
+
+    def train_rounds(self, on_epoch_end):
+        """Every round of the remaining epochs, with its statistics, log entry and progress."""
+        epochs = self.settings.epochs
+        schedule = [(epoch, r) for epoch in range(self.first, epochs) for r in range(self.plan.n_rounds)]
+        self.apply_loader.join()
+        t_train = time.perf_counter()
+        previous_got, previous_wall_end = t_train, time.time()
+        done = 0
+        for merged in self.rounds.run(schedule):
+            spec, res = merged.spec, merged.result
+            epoch = spec["epoch"]
+            for lane in res["lanes"]:
+                self.stats[epoch] += lane["stats"]
+            done += spec["round_total"]
+            self.log.append(merged.log_entry(previous_got, previous_wall_end))
+            previous_got, previous_wall_end = merged.got, res["wall_end"]
+            last = spec["round"] == self.plan.n_rounds - 1   # an epoch's end is always reported, and once
+            self.progress.maybe_report(done, self.stats[epoch, 0], self.stats[epoch, 1], epoch, force=last)
+            if last:
+                self.progress.epoch_done(epoch, self.stats[epoch, 0], self.stats[epoch, 1])
+                _finish_epoch(self.model, epoch, self.result(epoch + 1, time.perf_counter() - t_train))
+                if on_epoch_end is not None:
+                    on_epoch_end(epoch)
+
+    def close(self):
+        """Drop the workers' replicas of the run and the futures it holds."""
+        if self.cluster.alive():
+            with contextlib.suppress(Exception):
+                self.client.run(forget_run, self.run_id)
+        self.held.clear()
+
+    def result(self, stop, seconds):
+        """The run's result: epochs ``first..stop`` trained in ``seconds``."""
+        return _run_result(self, stop, seconds)
+
+
+# ------------------------------------------------------------------ the model's state
+# Every write to the model of a Dask run, and the run bookkeeping it shares with the
+# other devices, is in the functions below.
+def _install_vocabulary(model, vocab):
+    """A new vocabulary: its sampling tables, fresh weights, no run or random states."""
+    model.vocab = vocab
+    model._make_tables()
+    model._init_weights()
+    model.run_state = None
+    model._rng_states = None
+
+
+def _install_corpus(model, n_tokens, corpus_files, started):
+    """The corpus is on the workers: no encoded corpus here, its tokens and files; the vocabulary's seconds."""
+    if model._encoded is not None:
+        model._encoded.close()
+        model._encoded = None
+    model.corpus_tokens = n_tokens
+    model._corpus_files = corpus_files
+    model.timings["vocab_seconds"] = time.perf_counter() - started
+    return model.timings["vocab_seconds"]
+
+
+def _finish_epoch(model, epoch, result):
+    """Epoch ``epoch`` is merged: the run state says so, ``last_train`` is the run so far."""
+    model.run_state["epochs_done"] = epoch + 1
+    model._wv = None
+    model.last_train = result
+
+
+def _record_run(model, idle_result=None):
+    """The run has ended: the train seconds of its ``last_train`` (``idle_result`` if no epoch ran)."""
+    model._wv = None
+    model.timings["train_seconds"] = model.last_train["seconds"] if model.last_train else 0.0
+    if idle_result is not None:
+        model.last_train = idle_result
+
+
+def _begin_run(model, length, n_words, stacklevel):
+    # w2v.run.begin_run with the Dask run's test of "the same corpus" (stacklevel as warnings.warn's)
+    from ..run import begin_run
+    return begin_run(model, length, n_words, same_corpus=lambda st: st.get("corpus_words") == n_words,
+                     sharded=True, stacklevel=stacklevel + 1)
+
+
+def _reporter(settings, stream, quiet):
+    # the progress object that prints the run's messages
+    from ..progress import Progress
+    return Progress(1, settings, stream=stream, quiet=quiet)
+
+
+def _run_progress(model, first, length, stream, quiet):
+    # progress over every epoch of the run, resumed at epoch first
+    from ..progress import Progress
+    from ..run import show_remaining
+    epochs = model.settings.epochs
+    progress = Progress(max(1, epochs * length), model.settings, stream=stream, quiet=quiet,
+                        words_per_id=model.corpus_tokens / max(1, length))
+    show_remaining(progress, first, epochs, length)   # % and rate of the whole run
+    return progress
+
+
+def _run_result(run, stop, seconds):
+    # the result dict of a Dask run (model.last_train): built here only
+    from ..run import run_totals
+
+    log = run.log
+    mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
+    n_workers = len(run.workers)
+    return {
+        **run_totals(run.stats[run.first:stop], seconds),
+        "first_epoch": run.first,
+        "distributed": {
+            "workers": n_workers, "lanes": len(run.shard_plan.lanes), "shards": len(run.shard_plan.shards),
+            "merge": run.plan.merge, "round_words": run.round_words, "rounds_per_epoch": run.plan.n_rounds,
+            "rounds": len(log), "stream_length": int(run.sharded.length),
+            "initial_broadcast_bytes": int(sum(w.nbytes for w in run.weights)) * n_workers,
+            "bytes_up_per_round": mean("bytes_up"), "bytes_down_per_round": mean("bytes_down"),
+            "round_seconds": mean("seconds"), "train_seconds_per_round": mean("train_seconds"),
+            "merge_seconds_per_round": mean("merge_seconds"),
+            "fallbacks": int(sum(x["fallbacks"] for x in log)),
+            "log": log,
+        },
+    }
