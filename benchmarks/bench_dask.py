@@ -74,9 +74,9 @@ def run_single(corpus, settings, threads):
     wall = time.perf_counter() - t0
     tr = m.last_train
     out = {"system": f"single --threads {threads}", "wall_seconds": wall,
-           "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr["seconds"],
-           "words_per_sec": m.corpus_tokens * settings["epochs"] / tr["seconds"],
-           "corpus_tokens": m.corpus_tokens, "vocab_size": len(m.vocab), "epoch_loss": tr["epoch_loss"]}
+           "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr.seconds,
+           "words_per_sec": m.corpus_tokens * settings["epochs"] / tr.seconds,
+           "corpus_tokens": m.corpus_tokens, "vocab_size": len(m.vocab), "epoch_loss": tr.epoch_loss}
     out.update(evaluate(m))
     m.close()
     return out
@@ -88,14 +88,14 @@ def run_dask(corpus, settings, client, workers, tpw, round_words, merge):
     m = Word2Vec(**settings).train(corpus, client=client, round_words=round_words, merge=merge)
     wall = time.perf_counter() - t0
     tr = m.last_train
-    d = {k: v for k, v in tr["distributed"].items() if k != "log"}
-    log = tr["distributed"]["log"]
+    d = {k: v for k, v in tr.details["distributed"].items() if k != "log"}
+    log = tr.details["distributed"]["log"]
     steady = log[1:] or log          # the first round also loads the kernels in every worker
     mean = lambda key: sum(x[key] for x in steady) / len(steady)  # noqa: E731
     out = {"system": f"dask {workers}x{tpw}", "round_words": round_words, "merge": merge,
-           "wall_seconds": wall, "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr["seconds"],
-           "words_per_sec": m.corpus_tokens * settings["epochs"] / tr["seconds"],
-           "corpus_tokens": m.corpus_tokens, "vocab_size": len(m.vocab), "epoch_loss": tr["epoch_loss"],
+           "wall_seconds": wall, "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr.seconds,
+           "words_per_sec": m.corpus_tokens * settings["epochs"] / tr.seconds,
+           "corpus_tokens": m.corpus_tokens, "vocab_size": len(m.vocab), "epoch_loss": tr.epoch_loss,
            "rounds": d["rounds"], "rounds_per_epoch": d["rounds_per_epoch"],
            "bytes_up_per_round": mean("bytes_up"), "bytes_down_per_round": mean("bytes_down"),
            "bytes_per_round": mean("bytes_up") + mean("bytes_down"),

@@ -185,9 +185,8 @@ def evaluate(model, restrict):
 
 def fresh_weights(model, epochs):
     """Same vocabulary and tables, new initial weights and a new run of ``epochs`` epochs."""
-    model.settings.epochs = epochs
-    model.run_state = None
-    model._init_weights()
+    model.update_settings(epochs=epochs)
+    model.set_vocabulary(model.vocab)
 
 
 # --------------------------------------------------------------------------- report
@@ -348,8 +347,7 @@ def main(argv=None):
         try:
             if device == "cuda" and opts:
                 from w2v.cuda.train import run_epochs_cuda
-                model.last_train = run_epochs_cuda(model, **opts)
-                model._wv = None
+                model.record_run(run_epochs_cuda(model, **opts))
             else:
                 model.train()
         except Exception as exc:  # noqa: BLE001 - recorded in the results
@@ -359,22 +357,20 @@ def main(argv=None):
             return
         wall = time.perf_counter() - t0
         tr = model.last_train
-        rec.update(train_seconds=round(tr["seconds"], 3), wall_seconds=round(wall, 3),
-                   words_per_sec=model.corpus_tokens * epochs / tr["seconds"],
-                   trained_words=tr["words"], kept_words=tr["kept"], examples=tr["examples"],
-                   epoch_loss=[round(x, 5) for x in tr["epoch_loss"]])
-        for key in ("compile_seconds", "device_bytes", "device_used_peak_bytes", "resident", "batches",
-                    "segments", "threads_per_block", "seg_max", "atomics", "max_registers"):
-            if key in tr:
-                rec[key] = tr[key]
+        rec.update(train_seconds=round(tr.seconds, 3), wall_seconds=round(wall, 3),
+                   words_per_sec=model.corpus_tokens * epochs / tr.seconds,
+                   trained_words=tr.words, kept_words=tr.kept, examples=tr.examples,
+                   epoch_loss=[round(x, 5) for x in tr.epoch_loss])
+        rec["compile_seconds"] = tr.kernel_load_seconds   # loading (CPU) or compiling (CUDA) the kernel
+        rec.update(tr.details)
         if evaluate_it:
             rec.update(evaluate(model, args.restrict_vocab))
         else:
             rec.update(analogy=None, eval_seconds=0.0)
         if epochs == 1 and device not in one_epoch:
-            one_epoch[device] = (tr["seconds"], rec["eval_seconds"])
+            one_epoch[device] = (tr.seconds, rec["eval_seconds"])
         print(f"{device} {epochs} epoch(s) {opts or ''}: {rec['words_per_sec'] / 1e6:.2f}M words/s, "
-              f"train {tr['seconds']:.2f}s, wall {wall:.2f}s, analogy {rec['analogy']}", file=sys.stderr)
+              f"train {tr.seconds:.2f}s, wall {wall:.2f}s, analogy {rec['analogy']}", file=sys.stderr)
         save()
         return rec
 

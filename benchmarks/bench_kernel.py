@@ -58,7 +58,7 @@ from w2v.model import Word2Vec  # noqa: E402
 
 
 def encoded_ids(model):
-    return np.concatenate([ids for _, ids in model._encoded.blocks()])
+    return np.concatenate([ids for _, ids in model.encoded_corpus.blocks()])
 
 
 @njit(nogil=True, fastmath=True, cache=True)

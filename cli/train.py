@@ -1,4 +1,5 @@
 """``w2v train``: train vectors from text files (or the bundled demo corpus)."""
+import dataclasses
 import json
 import os
 import sys
@@ -7,11 +8,13 @@ from pathlib import Path
 
 import click
 
-from w2v.corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS, resolve_inputs
+from w2v.corpus import TOKENIZERS, resolve_inputs
+from w2v.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import CorpusError, OutputError, ParameterError
-from w2v.run import as_run_result
+from w2v.progress import Progress
 from w2v.settings import available_cores
 
+from . import resume as full
 from .common import json_safe, one_line_errors, say
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus-small.txt.xz"
@@ -142,104 +145,190 @@ def check_outputs_not_corpus(corpus, **paths):
               help="Write timings, throughput and losses as JSON to this file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @one_line_errors
-def train(corpus, output, model, cbow_mean, dim, window, negative, hs, sample, min_count, max_vocab,
-          epochs, alpha, min_alpha, threads, seed, ns_exponent, exact, text_format, lowercase,
-          tokenizer, max_sentence_length, memory_budget, resume, update_vocab, save_model, checkpoint,
-          report_json, quiet, device="cpu", scheduler=None, dask_workers=None, round_words=None):
+def train(corpus, **options):
     """Train word vectors on CORPUS (files, directories, .gz/.bz2/.xz, or - for stdin).
 
     Without CORPUS, trains on the bundled demo corpus (20 Gutenberg novels)
     and prints the nearest neighbours of a few words.
     """
-    from w2v.model import Word2Vec
-
-    from . import resume as full
-    demo = not corpus and not resume
-    if demo:
-        if not BUNDLED_CORPUS.exists():
-            raise CorpusError(f"bundled corpus not found ({BUNDLED_CORPUS}); pass a corpus path")
-        corpus = (str(BUNDLED_CORPUS),)
-        if tokenizer is None:
-            tokenizer = "simple"
-    if memory_budget < 0:   # in MiB here; the library's message would give bytes
-        raise ParameterError(f"--memory-budget must be >= 0 MiB (got {memory_budget})")
-    if update_vocab and not resume:
-        raise click.UsageError("--update-vocab needs --resume")
-    if round_words is not None and not (scheduler or dask_workers is not None):
-        raise click.UsageError("--round-words needs --scheduler or --dask-workers")
-    if device == "cuda":   # one-line error before reading the corpus
-        from w2v.cuda import require_cuda
-        require_cuda()
-    check_distinct_outputs(output=output, report_json=report_json, save_model=save_model,
-                           checkpoint=checkpoint)
-    check_writable(output)
-    if report_json:
-        check_writable(report_json)
-    for option, path in (("--save-model", save_model), ("--checkpoint", checkpoint)):
-        if path:
-            full.check_model_dir(path, option)
+    cmd = TrainCommand(corpus=tuple(corpus), **options)
+    demo = cmd.demo
+    cmd = cmd.with_demo_corpus() if demo else cmd
+    cmd.check()
     t0 = time.perf_counter()
-    if resume:
-        m = full.load_for_resume(resume, full.explicit_settings(click.get_current_context(), locals()))
-        corpus = corpus or full.resume_corpus(m, resume)
-        if not quiet:
-            say(full.describe(m))
-    else:
-        m = Word2Vec(model=model, cbow_mean=cbow_mean, dim=dim, window=window, negative=negative, hs=hs,
-                     sample=sample, min_count=min_count, max_vocab_size=max_vocab, epochs=epochs,
-                     alpha=alpha, min_alpha=min_alpha, threads=threads or available_cores(), seed=seed,
-                     ns_exponent=ns_exponent, exact=exact, max_sentence_length=max_sentence_length,
-                     tokenizer=tokenizer or "whitespace", lowercase=lowercase,
-                     memory_budget=memory_budget << 20, device=device)
-    check_outputs_not_corpus(corpus, output=output, report_json=report_json, save_model=save_model,
-                             checkpoint=checkpoint)
-    hook = full.checkpoint_hook(m, checkpoint, quiet) if checkpoint else None
+    m = cmd.make_model(click.get_current_context())
+    corpus = cmd.corpus or full.resume_corpus(m, cmd.resume)
+    check_outputs_not_corpus(corpus, **cmd.output_paths())
     try:
-        if scheduler or dask_workers is not None:
-            from .dask_train import train_on_dask
-            train_on_dask(m, corpus, scheduler, dask_workers, round_words, threads, quiet, hook, update_vocab)
-        elif resume and not update_vocab:
-            m.train(list(corpus), quiet=quiet, on_epoch_end=hook)   # the model's vocabulary as it is
-        else:
-            m.build_vocab(list(corpus), quiet=quiet, update=update_vocab)
-            m.train(quiet=quiet, on_epoch_end=hook)
-        t_save = time.perf_counter()
-        # a save of a large model takes a while (dim 300, --text: seconds): say what it writes
-        from w2v.progress import Progress
-        shown = Progress(1, m.settings, quiet=quiet)
-        kind = "text" if text_format else "binary"
-        # the full model first: if it cannot be written, -o is left as it was; if -o then
-        # fails, the saved model holds the vectors (`w2v convert MODEL_DIR OUT` writes them)
-        if save_model:
-            shown.status(f"saving the model to {save_model} ...")
-            m.save(save_model)
-        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {output} ({kind}) ...")
-        m.save_word2vec(output, binary=not text_format)
-        save_seconds = time.perf_counter() - t_save
+        cmd.run(m, corpus)
+        shown = Progress(1, m.settings, quiet=cmd.quiet)
+        save_seconds = cmd.save(m, shown)
     finally:
         m.close()
     total = time.perf_counter() - t0
-    tr = as_run_result(m.last_train)
-    words_per_sec = m.corpus_tokens * len(tr.epoch_loss) / tr.seconds if tr.seconds > 0 else float("nan")
-    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {output} ({kind}); training "
-                  f"{tr.seconds:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), total {total:.1f}s")
-    if report_json:
-        report = {
-            "corpus": list(corpus), "output": output, "vocab_size": len(m.vocab),
-            "corpus_words": m.corpus_tokens, "trained_words": tr.words, "kept_words": tr.kept,
-            "examples": tr.examples, "epoch_loss": tr.epoch_loss,
-            "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": tr.seconds,
-            # loading the CPU kernel from Numba's cache; compiling the GPU kernel (--device cuda)
-            "kernel_load_seconds": tr.kernel_load_seconds,
-            "save_seconds": save_seconds, "total_seconds": total, "words_per_sec": words_per_sec,
-            "settings": m.settings.to_dict(),
-        }
-        from w2v.atomic import atomic_write_text
-        atomic_write_text(report_json, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
+    result = m.last_train
+    words_per_sec = (m.corpus_tokens * len(result.epoch_loss) / result.seconds if result.seconds > 0
+                     else float("nan"))
+    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {cmd.output} ({cmd.format_name}); "
+                  f"training {result.seconds:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), "
+                  f"total {total:.1f}s")
+    if cmd.report_json:
+        write_report(cmd.report_json, m, corpus, cmd.output, words_per_sec,
+                     save_seconds=save_seconds, total_seconds=total)
     if demo:
-        wv = m.wv
-        for word in DEMO_WORDS:
-            if word in wv:
-                near = wv.most_similar(word, topn=6)
-                click.echo(f"{word:>8}: " + ", ".join(f"{w} ({s:.2f})" for w, s in near))
+        print_demo_neighbours(m.wv)
     sys.stdout.flush()
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainCommand:
+    """The options of one ``w2v train`` call (the click parameters, by name)."""
+
+    corpus: tuple
+    output: str
+    model: str
+    cbow_mean: bool
+    dim: int
+    window: int
+    negative: int
+    hs: bool
+    sample: float
+    min_count: int
+    max_vocab: int
+    epochs: int
+    alpha: float
+    min_alpha: float
+    threads: int
+    seed: int
+    ns_exponent: float
+    exact: bool
+    text_format: bool
+    lowercase: bool
+    tokenizer: str
+    max_sentence_length: int
+    memory_budget: int
+    resume: str
+    update_vocab: bool
+    save_model: str
+    checkpoint: str
+    report_json: str
+    quiet: bool
+    device: str = "cpu"
+    scheduler: str = None
+    dask_workers: int = None
+    round_words: int = None
+
+    @property
+    def demo(self):
+        """No corpus and no model to resume: the bundled demo corpus."""
+        return not self.corpus and not self.resume
+
+    @property
+    def on_dask(self):
+        return bool(self.scheduler) or self.dask_workers is not None
+
+    @property
+    def format_name(self):
+        return "text" if self.text_format else "binary"
+
+    def with_demo_corpus(self):
+        """The command on the bundled corpus, with the simple tokenizer unless one is given."""
+        if not BUNDLED_CORPUS.exists():
+            raise CorpusError(f"bundled corpus not found ({BUNDLED_CORPUS}); pass a corpus path")
+        return dataclasses.replace(self, corpus=(str(BUNDLED_CORPUS),), tokenizer=self.tokenizer or "simple")
+
+    def output_paths(self):
+        return {"output": self.output, "report_json": self.report_json, "save_model": self.save_model,
+                "checkpoint": self.checkpoint}
+
+    def check(self):
+        """Refuse bad combinations and unwritable outputs before the corpus is read."""
+        if self.memory_budget < 0:   # in MiB here; the library's message would give bytes
+            raise ParameterError(f"--memory-budget must be >= 0 MiB (got {self.memory_budget})")
+        if self.update_vocab and not self.resume:
+            raise click.UsageError("--update-vocab needs --resume")
+        if self.round_words is not None and not self.on_dask:
+            raise click.UsageError("--round-words needs --scheduler or --dask-workers")
+        if self.device == "cuda":   # one-line error before reading the corpus
+            from w2v.cuda import require_cuda
+            require_cuda()
+        check_distinct_outputs(**self.output_paths())
+        check_writable(self.output)
+        if self.report_json:
+            check_writable(self.report_json)
+        for option, path in (("--save-model", self.save_model), ("--checkpoint", self.checkpoint)):
+            if path:
+                full.check_model_dir(path, option)
+
+    def make_model(self, ctx):
+        """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
+        from w2v.model import Word2Vec
+
+        if self.resume:
+            m = full.load_for_resume(self.resume, full.explicit_settings(ctx, dataclasses.asdict(self)))
+            if not self.quiet:
+                say(full.describe(m))
+            return m
+        return Word2Vec(model=self.model, cbow_mean=self.cbow_mean, dim=self.dim, window=self.window,
+                        negative=self.negative, hs=self.hs, sample=self.sample, min_count=self.min_count,
+                        max_vocab_size=self.max_vocab, epochs=self.epochs, alpha=self.alpha,
+                        min_alpha=self.min_alpha, threads=self.threads or available_cores(), seed=self.seed,
+                        ns_exponent=self.ns_exponent, exact=self.exact,
+                        max_sentence_length=self.max_sentence_length, tokenizer=self.tokenizer or "whitespace",
+                        lowercase=self.lowercase, memory_budget=self.memory_budget << 20, device=self.device)
+
+    def run(self, m, corpus):
+        """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""
+        hook = full.checkpoint_hook(m, self.checkpoint, self.quiet) if self.checkpoint else None
+        if self.on_dask:
+            from .dask_train import train_on_dask
+            train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.round_words, self.threads,
+                          self.quiet, hook, self.update_vocab)
+        elif self.resume and not self.update_vocab:
+            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook)   # the model's vocabulary as it is
+        else:
+            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab)
+            m.train(quiet=self.quiet, on_epoch_end=hook)
+
+    def save(self, m, shown):
+        """Write the full model (--save-model), then the vectors; return the seconds it took.
+
+        The full model goes first: if it cannot be written, -o is left as it
+        was; if -o then fails, the saved model holds the vectors (``w2v
+        convert MODEL_DIR OUT`` writes them).  A large model takes a while
+        (dim 300, --text: seconds), so each step says what it writes.
+        """
+        t_save = time.perf_counter()
+        if self.save_model:
+            shown.status(f"saving the model to {self.save_model} ...")
+            m.save(self.save_model)
+        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {self.output} "
+                     f"({self.format_name}) ...")
+        m.save_word2vec(self.output, binary=not self.text_format)
+        return time.perf_counter() - t_save
+
+
+def write_report(path, m, corpus, output, words_per_sec, save_seconds, total_seconds):
+    """Write ``--report-json``: timings, throughput, losses and settings of the run (atomically)."""
+    from w2v.atomic import atomic_write_text
+
+    result = m.last_train
+    report = {
+        "corpus": list(corpus), "output": output, "vocab_size": len(m.vocab),
+        "corpus_words": m.corpus_tokens, "trained_words": result.words, "kept_words": result.kept,
+        "examples": result.examples, "epoch_loss": result.epoch_loss,
+        "vocab_seconds": m.timings["vocab_seconds"], "train_seconds": result.seconds,
+        # loading the CPU kernel from Numba's cache; compiling the GPU kernel (--device cuda)
+        "kernel_load_seconds": result.kernel_load_seconds,
+        "save_seconds": save_seconds, "total_seconds": total_seconds, "words_per_sec": words_per_sec,
+        "settings": m.settings.to_dict(),
+    }
+    atomic_write_text(path, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
+
+
+def print_demo_neighbours(wv):
+    """The demo run's output: the nearest neighbours of a few words of the bundled corpus."""
+    for word in DEMO_WORDS:
+        if word in wv:
+            near = wv.most_similar(word, topn=6)
+            click.echo(f"{word:>8}: " + ", ".join(f"{w} ({s:.2f})" for w, s in near))

@@ -169,8 +169,8 @@ def run_reference(model, batch_tokens, seg_max, epochs=None):
 
     s, t = model.settings, model.tables
     epochs = epochs or s.epochs
-    length = model._encoded.length
-    ids = model._encoded.stream.read(0, length)
+    length = model.encoded_corpus.length
+    ids = model.encoded_corpus.stream.read(0, length)
     n_batches = -(-length // batch_tokens)
     bsize = -(-length // n_batches)
     case = dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative, hs=s.hs,

@@ -132,14 +132,14 @@ def main(out_path, workdir):
     m.train(corpus, quiet=False, progress_stream=log)
     w2v.model.Progress = plain
     lt = m.last_train
-    res["train/epoch_loss"] = np.array(lt["epoch_loss"])
-    res["train/counts"] = np.array([lt["examples"], lt["kept"], lt["words"], m._encoded.n_words])
+    res["train/epoch_loss"] = np.array(lt.epoch_loss)
+    res["train/counts"] = np.array([lt.examples, lt.kept, lt.words, m.encoded_corpus.n_words])
     res["train/syn0"] = m.syn0.copy()
     res["train/syn1neg"] = m.syn1neg.copy()
     res["train/words"] = np.array(m.vocab.words)
     res["train/log"] = np.array(log.getvalue())
-    res["train/info"] = np.array(json.dumps({k: lt[k] for k in ("device", "resident", "batches", "segments",
-                                                                  "threads_per_block", "seg_max")}))
+    info = {k: lt.details[k] for k in ("resident", "batches", "segments", "threads_per_block", "seg_max")}
+    res["train/info"] = np.array(json.dumps({"device": lt.device, **info}))
     m.close()
     secs["train"] = time.perf_counter() - t
 
@@ -149,12 +149,12 @@ def main(out_path, workdir):
     for name, resident_bytes in (("resident", None), ("streamed", 0)):
         m = Word2Vec(**settings)
         m.build_vocab(small)
-        r = train_epochs_cuda(m._encoded, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings,
+        r = train_epochs_cuda(m.encoded_corpus, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings,
                               batch_tokens=25, resident_bytes=resident_bytes)
         res[f"{name}/syn0"] = m.syn0.copy()
         res[f"{name}/syn1neg"] = m.syn1neg.copy()
-        res[f"{name}/epoch_loss"] = np.array(r["epoch_loss"])
-        res[f"{name}/info"] = np.array([int(r["resident"]), r["batches"], r["segments"]])
+        res[f"{name}/epoch_loss"] = np.array(r.epoch_loss)
+        res[f"{name}/info"] = np.array([int(r.details["resident"]), r.details["batches"], r.details["segments"]])
         m.close()
     secs["batches"] = time.perf_counter() - t
 
@@ -166,7 +166,7 @@ def main(out_path, workdir):
         m.build_vocab(small)
         m.train(on_epoch_end=hook)
         res[f"{name}/syn0"] = m.syn0.copy()
-        res[f"{name}/epoch_loss"] = np.array(m.last_train["epoch_loss"])
+        res[f"{name}/epoch_loss"] = np.array(m.last_train.epoch_loss)
         m.close()
     res["by-epoch/calls"] = np.array(seen_epochs)
     secs["epochs"] = time.perf_counter() - t
@@ -185,7 +185,7 @@ def main(out_path, workdir):
     res["stop/initial_syn0"] = m.syn0.copy()
     res["stop/raised"] = np.array(0)
     try:
-        train_epochs_cuda(m._encoded, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings, batch_tokens=25,
+        train_epochs_cuda(m.encoded_corpus, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings, batch_tokens=25,
                           progress=StopAfterFirstLaunch(1, m.settings, stream=io.StringIO(), interval=0),
                           stop_event=stop)
     except KeyboardInterrupt:
@@ -207,7 +207,7 @@ def main(out_path, workdir):
 
         kernels.get_train_kernel = lambda *a, **k: FailingLaunch()
         try:
-            train_epochs_cuda(m._encoded, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings)
+            train_epochs_cuda(m.encoded_corpus, m.syn0, m.syn1neg, m.syn1, m.tables, m.settings)
             errors.append(["none", ""])
         except Exception as exc:
             errors.append([type(exc).__name__, str(exc)])

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from w2v.cuda.host import derive_seeds, keep_draw, make_segments, segment_state, splitmix_output
 from w2v.errors import DeviceError, ParameterError
+from w2v.run import RunResult
 
 from . import cuda_cases as cc
 from . import reference as ref
@@ -189,7 +190,7 @@ def test_batched_run_matches_the_numpy_reference_of_the_whole_run(sim, tmp_path)
     m = Word2Vec(**dict(cc.TRAIN_SETTINGS, epochs=2))
     m.build_vocab(str(cc.write_train_corpus(tmp_path / "small.txt", sentences=8)))
     syn0, syn1neg, stats, segments = cc.run_reference(m, batch_tokens=25, seg_max=1024)
-    length = m._encoded.length
+    length = m.encoded_corpus.length
     m.close()
     for name in ("resident", "streamed"):
         np.testing.assert_allclose(sim[f"{name}/syn0"], syn0, rtol=1e-3, atol=1e-4)
@@ -352,10 +353,11 @@ def test_cli_report_of_a_cuda_run_gives_its_compile_time(monkeypatch, small_corp
 
     def fake_train(enc, syn0, syn1neg, syn1, tables, sub, progress=None, stop_event=None,
                    position_offset=0, total_positions=None, **options):
-        return {"epoch_loss": [1.0] * sub.epochs, "examples": 1, "kept": 1, "words": sub.epochs * enc.n_words,
-                "seconds": 0.5, "device": "cuda", "compile_seconds": 0.25, "device_bytes": 0,
-                "device_used_peak_bytes": 0, "resident": True, "batches": 1, "threads_per_block": 64,
-                "seg_max": 1, "atomics": False, "max_registers": 0, "segments": 1}
+        return RunResult(epoch_loss=[1.0] * sub.epochs, examples=1, kept=1, words=sub.epochs * enc.n_words, seconds=0.5,
+                         device="cuda", kernel_load_seconds=0.25,
+                         details={"device_bytes": 0, "device_used_peak_bytes": 0, "resident": True,
+                                  "batches": 1, "threads_per_block": 64, "seg_max": 1,
+                                  "atomics": False, "max_registers": 0, "segments": 1})
 
     monkeypatch.setattr(w2v.cuda, "require_cuda", lambda: None)
     monkeypatch.setattr(ct, "require_cuda", lambda: None)
@@ -384,10 +386,11 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     def fake_train(enc, syn0, syn1neg, syn1, tables, sub, progress=None, stop_event=None,
                    position_offset=0, total_positions=None, **options):
         calls.append((sub.epochs, position_offset, total_positions))
-        return {"epoch_loss": [1.0] * sub.epochs, "examples": 1, "kept": 1, "words": sub.epochs * enc.n_words,
-                "seconds": 0.0, "device": "cuda", "compile_seconds": 0.0, "device_bytes": 0,
-                "device_used_peak_bytes": 0, "resident": True, "batches": 1, "threads_per_block": 64,
-                "seg_max": 1, "atomics": False, "max_registers": 0, "segments": 1}
+        return RunResult(epoch_loss=[1.0] * sub.epochs, examples=1, kept=1, words=sub.epochs * enc.n_words, seconds=0.0,
+                         device="cuda", kernel_load_seconds=0.0,
+                         details={"device_bytes": 0, "device_used_peak_bytes": 0, "resident": True,
+                                  "batches": 1, "threads_per_block": 64, "seg_max": 1,
+                                  "atomics": False, "max_registers": 0, "segments": 1})
 
     monkeypatch.setattr(ct, "require_cuda", lambda: None)
     monkeypatch.setattr(ct, "train_epochs_cuda", fake_train)
@@ -397,7 +400,7 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
 
     m = Word2Vec(dim=8, epochs=3, min_count=3, threads=1)
     m.build_vocab(str(small_corpus))
-    length = m._encoded.length
+    length = m.encoded_corpus.length
 
     def stop_after_first(epoch):
         raise Stop
@@ -407,7 +410,7 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     assert calls == [(1, 0, 3 * length)] and m.run_state["epochs_done"] == 1
     calls.clear()
     out = ct.run_epochs_cuda(m)
-    assert calls == [(2, length, 3 * length)] and out["first_epoch"] == 1 and m.run_state["epochs_done"] == 3
+    assert calls == [(2, length, 3 * length)] and out.first_epoch == 1 and m.run_state["epochs_done"] == 3
 
     m.run_state["epochs_done"] = 1      # unfinished again, then given another corpus
     other = tmp_path / "other.txt"
@@ -416,8 +419,8 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     calls.clear()
     with pytest.warns(ResumeWarning, match="another corpus"):
         out = ct.run_epochs_cuda(m)
-    other_length = m._encoded.length
-    assert calls == [(3, 0, 3 * other_length)] and out["first_epoch"] == 0
+    other_length = m.encoded_corpus.length
+    assert calls == [(3, 0, 3 * other_length)] and out.first_epoch == 0
     assert m.run_state["epochs_done"] == 3 and m.run_state["corpus_length"] == other_length
 
 
@@ -492,22 +495,23 @@ def test_cuda_run_epoch_by_epoch_adds_up_the_calls(monkeypatch, small_corpus):
                    position_offset=0, total_positions=None, **options):
         n[0] += 1
         k = n[0]
-        return {"epoch_loss": [float(k)], "examples": 10 * k, "kept": 100 * k, "words": 1000 * k,
-                "seconds": 0.5 * k, "device": "cuda", "compile_seconds": 0.25 * k, "device_bytes": 7 * k,
-                "device_used_peak_bytes": None, "resident": k == 3, "batches": k, "threads_per_block": 64,
-                "seg_max": 1024, "atomics": True, "max_registers": None, "segments": 3 * k}
+        return RunResult(epoch_loss=[float(k)], examples=10 * k, kept=100 * k, words=1000 * k, seconds=0.5 * k,
+                         device="cuda", kernel_load_seconds=0.25 * k,
+                         details={"device_bytes": 7 * k, "device_used_peak_bytes": None, "resident": k == 3,
+                                  "batches": k, "threads_per_block": 64, "seg_max": 1024,
+                                  "atomics": True, "max_registers": None, "segments": 3 * k})
 
     monkeypatch.setattr(ct, "require_cuda", lambda: None)
     monkeypatch.setattr(ct, "train_epochs_cuda", fake_train)
     m = Word2Vec(dim=8, epochs=3, min_count=3, threads=1)
     m.build_vocab(str(small_corpus))
     seen = []
-    out = ct.run_epochs_cuda(m, on_epoch_end=lambda e: seen.append(list(m.last_train["epoch_loss"])))
+    out = ct.run_epochs_cuda(m, on_epoch_end=lambda e: seen.append(list(m.last_train.epoch_loss)))
     assert seen == [[1.0], [1.0, 2.0], [1.0, 2.0, 3.0]]
-    assert out["epoch_loss"] == [1.0, 2.0, 3.0] and out["first_epoch"] == 0
-    assert (out["examples"], out["kept"], out["words"], out["segments"]) == (60, 600, 6000, 18)
-    assert out["seconds"] == pytest.approx(3.0) and out["compile_seconds"] == pytest.approx(1.5)
-    assert out["device_bytes"] == 21 and out["batches"] == 3 and out["resident"] is True   # the last call's
+    assert out.epoch_loss == [1.0, 2.0, 3.0] and out.first_epoch == 0
+    assert (out.examples, out.kept, out.words, out.details["segments"]) == (60, 600, 6000, 18)
+    assert out.seconds == pytest.approx(3.0) and out.kernel_load_seconds == pytest.approx(1.5)
+    assert out.details["device_bytes"] == 21 and out.details["batches"] == 3 and out.details["resident"] is True   # the last call's
     m.close()
 
 

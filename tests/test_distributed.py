@@ -69,11 +69,11 @@ def test_merged_vocabulary_counts_equal_single_process(client, small_corpus, tmp
     vocab, _ = build_vocab(ref.words, ref.counts, FAST["min_count"])
     ref.stream.close()
     assert m.vocab.words == vocab.words and np.array_equal(m.vocab.counts, vocab.counts)
-    d = m.last_train["distributed"]
+    d = m.last_train.details["distributed"]
     assert d["workers"] == 2 and d["lanes"] == 2 and d["rounds"] >= 2
-    assert m.last_train["words"] == int(vocab.counts.sum())    # every token seen once
+    assert m.last_train.words == int(vocab.counts.sum())    # every token seen once
     assert 0 < d["bytes_up_per_round"] <= 2 * 2 * len(vocab) * (FAST["dim"] * 4 + 4)
-    assert np.all(np.isfinite(m.syn0)) and np.isfinite(m.last_train["epoch_loss"][0])
+    assert np.all(np.isfinite(m.syn0)) and np.isfinite(m.last_train.epoch_loss[0])
 
 
 def _scores(m):
@@ -91,7 +91,7 @@ def test_quality_matches_single_process(client, bundled_plain):
     for seed in (1, 2):
         single.append(_scores(Word2Vec(threads=2, seed=seed, **settings).train(str(bundled_plain))))
         m = Word2Vec(seed=seed, **settings).train(str(bundled_plain), client=client, round_words=200_000)
-        assert m.last_train["distributed"]["rounds_per_epoch"] >= 4
+        assert m.last_train.details["distributed"]["rounds_per_epoch"] >= 4
         dist.append(_scores(m))
     (s_acc, s_rho), (d_acc, d_rho) = np.mean(single, axis=0), np.mean(dist, axis=0)
     print(f"analogy single {s_acc:.4f} dask {d_acc:.4f}; WS-353 single {s_rho:.3f} dask {d_rho:.3f}")
@@ -130,11 +130,11 @@ def test_worker_killed_during_a_round(small_corpus):
     assert state["seen_running"], "the kill did not hit a running round task"
     assert elapsed < 60
     lt = m.last_train
-    assert len(lt["epoch_loss"]) == 2 and np.all(np.isfinite(lt["epoch_loss"]))
-    assert lt["epoch_loss"][1] < lt["epoch_loss"][0]
+    assert len(lt.epoch_loss) == 2 and np.all(np.isfinite(lt.epoch_loss))
+    assert lt.epoch_loss[1] < lt.epoch_loss[0]
     assert np.all(np.isfinite(m.syn0)) and np.all(np.isfinite(m.syn1neg))
-    assert lt["distributed"]["rounds"] == 2 * lt["distributed"]["rounds_per_epoch"]
-    assert lt["words"] == 2 * int(m.vocab.counts.sum())   # the lost slice was trained once, not dropped
+    assert lt.details["distributed"]["rounds"] == 2 * lt.details["distributed"]["rounds_per_epoch"]
+    assert lt.words == 2 * int(m.vocab.counts.sum())   # the lost slice was trained once, not dropped
 
 
 def test_worker_without_current_weights_gets_the_full_state(client, small_corpus):
@@ -149,10 +149,10 @@ def test_worker_without_current_weights_gets_the_full_state(client, small_corpus
 
     m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=client, round_words=30_000,
                                          _round_hook=hook)
-    log = m.last_train["distributed"]["log"]
-    assert m.last_train["distributed"]["rounds_per_epoch"] >= 3
+    log = m.last_train.details["distributed"]["log"]
+    assert m.last_train.details["distributed"]["rounds_per_epoch"] >= 3
     assert sum(x["fallbacks"] for x in log) >= 1
-    assert m.last_train["words"] == int(m.vocab.counts.sum())
+    assert m.last_train.words == int(m.vocab.counts.sum())
     assert np.all(np.isfinite(m.syn0))
 
 
@@ -323,7 +323,7 @@ def test_undecodable_bytes_in_byte_range_shards_and_with_a_vocabulary_are_report
     kw = {**FAST, "epochs": 1, "tokenizer": tokenizer}
     with pytest.warns(CorpusWarning, match=message):
         m = Word2Vec(**kw).train(str(p), client=client, shard_bytes=1 << 14)
-    assert m.last_train["distributed"]["shards"] >= 2
+    assert m.last_train.details["distributed"]["shards"] >= 2
     with pytest.warns(CorpusWarning, match=message):
         Word2Vec(**kw).train(str(p)).train(str(p))
     with pytest.warns(CorpusWarning, match=message):
@@ -359,7 +359,7 @@ def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, 
     a, b = before[:200], resumed.syn0[:200]
     cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
     assert not np.array_equal(a, b) and np.median(cos) > 0.5, np.median(cos)
-    assert resumed.last_train["first_epoch"] == 1 and len(resumed.last_train["epoch_loss"]) == 2
+    assert resumed.last_train.first_epoch == 1 and len(resumed.last_train.epoch_loss) == 2
     assert resumed.run_state["epochs_done"] == 3
     assert resumed.vocab.words == m.vocab.words
 
@@ -368,7 +368,7 @@ def test_checkpoint_then_resume_runs_the_remaining_epochs(client, small_corpus, 
     other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
     with pytest.warns(ResumeWarning, match="unfinished run .1 of 3 epochs. over another corpus"):
         fresh = Word2Vec.load(str(ckpt)).train(str(other), client=client, round_words=40_000)
-    assert fresh.last_train["first_epoch"] == 0 and len(fresh.last_train["epoch_loss"]) == 3
+    assert fresh.last_train.first_epoch == 0 and len(fresh.last_train.epoch_loss) == 3
     assert fresh.run_state["epochs_done"] == 3 and fresh.run_state["corpus_words"] < saved.run_state["corpus_words"]
 
 
@@ -388,7 +388,7 @@ def test_dask_checkpoint_resumes_in_one_process_and_back(client, small_corpus, t
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResumeWarning)
         resumed = saved.train(str(one_line))
-    assert resumed.last_train["first_epoch"] == 1 and len(resumed.last_train["epoch_loss"]) == 2
+    assert resumed.last_train.first_epoch == 1 and len(resumed.last_train.epoch_loss) == 2
     assert resumed.run_state["epochs_done"] == 3
 
     # another corpus still starts a new run, and says so
@@ -396,7 +396,7 @@ def test_dask_checkpoint_resumes_in_one_process_and_back(client, small_corpus, t
     other.write_text("".join(small_corpus.read_text(encoding="utf-8").splitlines(True)[:1500]), encoding="utf-8")
     with pytest.warns(ResumeWarning, match="over another corpus"):
         fresh = Word2Vec.load(str(ckpt)).train(str(other))
-    assert fresh.last_train["first_epoch"] == 0
+    assert fresh.last_train.first_epoch == 0
 
 
 def test_ctrl_c_while_the_local_cluster_starts_leaves_no_traceback():
@@ -446,9 +446,9 @@ def test_the_only_worker_killed_during_a_round(small_corpus):
         m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=c, round_words=20_000, _round_hook=hook)
         assert killed and killed[0] not in c.run(os.getpid).values()
     lt = m.last_train
-    assert lt["distributed"]["rounds_per_epoch"] >= 4 and lt["distributed"]["fallbacks"] >= 1
-    assert lt["words"] == int(m.vocab.counts.sum())   # every round trained once
-    assert np.all(np.isfinite(m.syn0)) and np.isfinite(lt["epoch_loss"][0])
+    assert lt.details["distributed"]["rounds_per_epoch"] >= 4 and lt.details["distributed"]["fallbacks"] >= 1
+    assert lt.words == int(m.vocab.counts.sum())   # every round trained once
+    assert np.all(np.isfinite(m.syn0)) and np.isfinite(lt.epoch_loss[0])
 
 
 def test_ctrl_c_on_a_terminal_reaches_only_the_driver():
@@ -556,7 +556,7 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     kw = dict(FAST, epochs=2)
     m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=700, merge=merge)
     ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, 700, merge)
-    d = m.last_train["distributed"]
+    d = m.last_train.details["distributed"]
     assert (d["shards"], d["lanes"], d["rounds_per_epoch"], d["stream_length"]) == (2, 2, n_rounds, length)
     assert n_rounds >= 3 and d["rounds"] == 2 * n_rounds and d["merge"] == merge
     if b_text is not None:
@@ -566,8 +566,8 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
         assert np.array_equal(a, b)
     want = run_totals(stats, 0.0)
     lt = m.last_train
-    assert [lt[k] for k in ("examples", "kept", "words")] == [want[k] for k in ("examples", "kept", "words")]
-    np.testing.assert_allclose(lt["epoch_loss"], want["epoch_loss"], rtol=1e-12)
+    assert [getattr(lt, k) for k in ("examples", "kept", "words")] == [want[k] for k in ("examples", "kept", "words")]
+    np.testing.assert_allclose(lt.epoch_loss, want["epoch_loss"], rtol=1e-12)
     # the report: every round's tokens, rows and bytes; means over the rounds; the weights sent to each worker
     keys = ("epoch", "round", "tokens", "bytes_up", "bytes_down", "rows")
     assert [{k: x[k] for k in keys} for x in d["log"]] == log
@@ -576,7 +576,7 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     assert d["initial_broadcast_bytes"] == 2 * (m.syn0.nbytes + m.syn1neg.nbytes + m.syn1.nbytes)
     # no fault, no full-weight resend: a lane that sat a round out applied its update all the same
     assert d["fallbacks"] == sum(x["fallbacks"] for x in d["log"]) == 0
-    assert m.corpus_tokens == ref.corpus_tokens and m.run_state["corpus_words"] == ref._encoded.n_words
+    assert m.corpus_tokens == ref.corpus_tokens and m.run_state["corpus_words"] == ref.encoded_corpus.n_words
 
 
 def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, small_corpus, tmp_path):
@@ -592,7 +592,7 @@ def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, s
     seen = []
 
     def on_epoch_end(epoch):
-        seen.append((epoch, m.run_state["epochs_done"], len(m.last_train["epoch_loss"])))
+        seen.append((epoch, m.run_state["epochs_done"], len(m.last_train.epoch_loss)))
         m.save(str(ckpt))
         raise Stop
 
@@ -607,9 +607,9 @@ def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, s
     stats = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1, 3), model=ref)[1]
     assert np.array_equal(resumed.syn0, ref.syn0) and np.array_equal(resumed.syn1neg, ref.syn1neg)
     lt = resumed.last_train
-    assert lt["first_epoch"] == 1 and resumed.run_state["epochs_done"] == 3
-    assert lt["words"] == int(stats[1:, 3].sum()) and lt["examples"] == int(stats[1:, 1].sum())
-    np.testing.assert_allclose(lt["epoch_loss"], stats[1:, 0] / stats[1:, 1], rtol=1e-12)
+    assert lt.first_epoch == 1 and resumed.run_state["epochs_done"] == 3
+    assert lt.words == int(stats[1:, 3].sum()) and lt.examples == int(stats[1:, 1].sum())
+    np.testing.assert_allclose(lt.epoch_loss, stats[1:, 0] / stats[1:, 1], rtol=1e-12)
 
 
 def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, small_corpus, tmp_path):
@@ -625,11 +625,11 @@ def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, s
     kw = dict(FAST, epochs=2)
     m = Word2Vec(**kw).train(files, client=client, round_words=700, _round_hook=hook)
     ref = _rounds_in_one_process(kw, files, 700, "mean")[0]
-    d = m.last_train["distributed"]
+    d = m.last_train.details["distributed"]
     assert d["fallbacks"] >= 1 and d["rounds"] >= 8
     assert d["fallbacks"] < d["rounds"] // 2      # the rounds after it start from the merged updates again
     assert np.array_equal(m.syn0, ref.syn0) and np.array_equal(m.syn1neg, ref.syn1neg)
-    assert m.last_train["words"] == 2 * int(m.vocab.counts.sum())
+    assert m.last_train.words == 2 * int(m.vocab.counts.sum())
 
 
 @contextlib.contextmanager
@@ -672,7 +672,7 @@ def test_a_lane_that_keeps_failing_is_a_one_line_distributed_error(client, small
                    "round 1 of epoch 1 failed on lane 1: out of memory"), msg
     # the workers are fine again: the next run trains
     m = Word2Vec(**dict(FAST, epochs=1)).train(files, client=client, round_words=700)
-    assert m.last_train["words"] == int(m.vocab.counts.sum())
+    assert m.last_train.words == int(m.vocab.counts.sum())
 
 
 def test_a_failing_merge_is_a_distributed_error_naming_the_round(client, small_corpus, tmp_path):
@@ -700,13 +700,13 @@ def test_progress_lines_of_a_dask_run(client, small_corpus, tmp_path):
     ref = Word2Vec(**kw).build_vocab(files)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith(f"vocabulary: {len(ref.vocab):,} words (min_count=3) covering "
-                               f"{ref._encoded.n_words:,} of {ref.corpus_tokens:,} tokens; 2 shards in 2 lanes "
+                               f"{ref.encoded_corpus.n_words:,} of {ref.corpus_tokens:,} tokens; 2 shards in 2 lanes "
                                "on 2 Dask workers (")
     for epoch, pct in ((1, "50.0"), (2, "100.0")):
         # each epoch's end: a progress line at its share of the run, then its mean loss
         ends = [i for i, x in enumerate(lines) if x.startswith(f"epoch {epoch}: mean loss ")]
         assert len(ends) == 1, lines
-        assert lines[ends[0]].startswith(f"epoch {epoch}: mean loss {m.last_train['epoch_loss'][epoch - 1]:.4f}")
+        assert lines[ends[0]].startswith(f"epoch {epoch}: mean loss {m.last_train.epoch_loss[epoch - 1]:.4f}")
         assert re.match(rf"epoch {epoch}/2 +{pct}% ", lines[ends[0] - 1]), lines
 
 

@@ -70,7 +70,7 @@ def test_save_load_round_trip_is_exact(trained, tmp_path, mode):
     n = Word2Vec.load(str(path))
     assert_same_model(m, n)
     assert n.run_state == m.run_state and n.run_state["epochs_done"] == 1
-    assert np.array_equal(n._rng_states, m._rng_states)
+    assert np.array_equal(n.rng_states, m.rng_states)
     # no pickle anywhere: every array loads with allow_pickle=False, headers are JSON
     header = json.loads((path / "model.json").read_text(encoding="utf-8"))
     assert header["format"] == "w2v-model" and header["version"] == 1

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from w2v.run import RunResult, as_run_result, continued_states, merge_results, run_totals, seed_states
+from w2v.run import RunResult, continued_states, merge_results, run_totals, seed_states
 
 
 def test_run_totals_and_merged_spans():
@@ -19,20 +19,6 @@ def test_run_totals_and_merged_spans():
     assert (merged.first_epoch, merged.kernel_load_seconds, merged.device) == (2, 0.75, "cpu")
     empty = merge_results([], 3)
     assert empty.epoch_loss == [] and empty.seconds == 0 and empty.first_epoch == 3
-
-
-def test_result_dicts_of_other_devices_become_run_results():
-    cuda = {"epoch_loss": [1.0], "examples": 4, "kept": 5, "words": 6, "seconds": 2.0, "first_epoch": 0,
-            "device": "cuda", "compile_seconds": 3.0, "batches": 7}
-    r = as_run_result(cuda)
-    assert (r.device, r.kernel_load_seconds, r.details) == ("cuda", 3.0, {"compile_seconds": 3.0, "batches": 7})
-    assert (r.examples, r.kept, r.words, r.seconds, r.epoch_loss) == (4, 5, 6, 2.0, [1.0])
-    dask = {"epoch_loss": [1.0], "examples": 4, "kept": 5, "words": 6, "seconds": 2.0, "first_epoch": 1,
-            "distributed": {"workers": 2}}
-    r = as_run_result(dask)
-    assert (r.device, r.kernel_load_seconds, r.first_epoch) == ("dask", None, 1)
-    assert r["distributed"] == {"workers": 2} and r["words"] == 6 and r.get("missing", 9) == 9
-    assert as_run_result(r) is r and as_run_result(None) is None
 
 
 def test_continued_states():

@@ -37,7 +37,6 @@ import numpy as np
 from .encoded import encode_corpus
 from .errors import ParameterError, VocabularyError
 from .progress import Progress, scan_with_progress
-from .run import RunResult
 from .sampling import build_tables
 from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
 from .train import run_epochs, start_kernel_load
@@ -372,14 +371,9 @@ class Word2Vec:
 
         Parameters
         ----------
-        result : w2v.run.RunResult or dict or None
-            A device's result (a dict until every device returns a RunResult).
+        result : w2v.run.RunResult or None
         """
-        if result is None:
-            seconds = 0.0
-        else:
-            seconds = result.seconds if isinstance(result, RunResult) else result["seconds"]
-        self.timings["train_seconds"] = seconds
+        self.timings["train_seconds"] = 0.0 if result is None else result.seconds
         self.last_train = result
         self._wv = None
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import ParameterError, ResumeWarning
 
-__all__ = ["RunResult", "as_run_result", "run_totals", "merge_results", "seed_states", "continued_states",
+__all__ = ["RunResult", "run_totals", "merge_results", "seed_states", "continued_states",
            "begin_run", "show_remaining", "train_spans"]
 
 
@@ -43,7 +43,7 @@ class RunResult:
     kernel_load_seconds : float or None
         Loading (CPU) or compiling (CUDA) the training kernel, outside ``seconds``.
     device : str
-        ``"cpu"``, ``"cuda"`` or ``"dask"``.
+        ``"cpu"``, ``"cuda"`` (``"cuda-simulator"`` on Numba's simulator) or ``"dask"``.
     details : dict
         Device-specific figures (CUDA launch figures, Dask's ``distributed`` block).
     """
@@ -57,43 +57,6 @@ class RunResult:
     kernel_load_seconds: float = None
     device: str = "cpu"
     details: dict = dataclasses.field(default_factory=dict)
-
-    # Mapping access, ``result["words"]``, as on the result dicts the CUDA and Dask runners still
-    # return: code reading ``last_train`` works whichever device trained.
-    def __getitem__(self, key):
-        """A field (``result["words"]``) or a ``details`` entry, by name."""
-        if key in _RESULT_FIELDS and key != "details":
-            return getattr(self, key)
-        if key in self.details:
-            return self.details[key]
-        raise KeyError(key)
-
-    def get(self, key, default=None):
-        """``result[key]``, or ``default`` where there is none."""
-        try:
-            return self[key]
-        except KeyError:
-            return default
-
-
-_RESULT_FIELDS = {f.name for f in dataclasses.fields(RunResult)}
-
-
-def as_run_result(result):
-    """A :class:`RunResult` of a run's result, which may still be a result dict (CUDA, Dask).
-
-    A dict's ``compile_seconds`` (CUDA) becomes ``kernel_load_seconds``; its
-    keys that are not fields go to ``details``; ``device`` is ``"dask"``
-    for a dict with a ``distributed`` block, else ``"cpu"``, unless it says.
-    ``None`` and a :class:`RunResult` are returned as they are.
-    """
-    if result is None or isinstance(result, RunResult):
-        return result
-    d = dict(result)
-    kernel = d.pop("kernel_load_seconds", d.get("compile_seconds"))
-    device = d.pop("device", "dask" if "distributed" in d else "cpu")
-    fields = {k: d.pop(k) for k in list(d) if k in _RESULT_FIELDS and k != "details"}
-    return RunResult(**fields, kernel_load_seconds=kernel, device=device, details=d)
 
 
 def run_totals(per_epoch, seconds):

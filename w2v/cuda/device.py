@@ -19,7 +19,6 @@ import warnings
 import numpy as np
 
 from ..errors import DeviceError, ParameterError
-from . import simulator_enabled
 from .host import derive_seeds, make_segments
 from .plan import plan_kernel
 

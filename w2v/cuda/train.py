@@ -28,7 +28,7 @@ import contextlib
 import sys
 import warnings
 
-from ..run import begin_run, run_totals, show_remaining, train_spans
+from ..run import RunResult, begin_run, merge_results, run_totals, show_remaining, train_spans
 from . import require_cuda, simulator_enabled
 from .device import DeviceTraining
 from .plan import DEFAULT_SEG_MAX
@@ -40,16 +40,16 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
                       job_tokens=None, max_registers=None):
     """Train ``settings.epochs`` epochs on the GPU; the host weight arrays are updated in place.
 
-    A drop-in for :func:`w2v.train.train_epochs` (same arguments and result;
+    A drop-in for :func:`w2v.train.train_epochs` (same arguments and result type;
     ``rng_states`` and ``job_tokens`` are accepted and ignored: the device draws
     are counter-based, keyed by ``settings.seed`` and the global position).
 
     Parameters
     ----------
-    encoded : w2v.corpus.EncodedCorpus
+    encoded : w2v.encoded.EncodedCorpus
     syn0, syn1neg, syn1 : numpy.ndarray of float32
         Weights: copied to the device, trained there, copied back in place.
-    tables : w2v.train.Tables
+    tables : w2v.sampling.Tables
     settings : w2v.settings.Settings
     progress : w2v.progress.Progress, optional
     stop_event : threading.Event, optional
@@ -78,13 +78,14 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
 
     Returns
     -------
-    dict
-        As :func:`w2v.train.train_epochs` (``epoch_loss``, ``examples``,
-        ``words``, ``kept``, ``seconds``) plus ``device``, ``compile_seconds``,
-        ``device_bytes`` (this run's allocations), ``device_used_peak_bytes``
-        (device memory in use, all processes, highest sample; ``None`` on the
-        simulator), ``resident``, ``batches``, ``segments``, ``threads_per_block``,
-        ``seg_max``.
+    w2v.run.RunResult
+        As :func:`w2v.train.train_epochs`, with ``device`` ``"cuda"`` (or
+        ``"cuda-simulator"``), the kernel's compile time as
+        ``kernel_load_seconds``, and in ``details``: ``device_bytes`` (this
+        run's allocations), ``device_used_peak_bytes`` (device memory in use,
+        all processes, highest sample; ``None`` on the simulator),
+        ``resident``, ``batches``, ``segments``, ``threads_per_block``,
+        ``seg_max``, ``atomics``, ``max_registers``.
     """
     require_cuda()
     from ..train import check_kernel_inputs
@@ -118,21 +119,20 @@ def _simulator_settings():
 
 
 def _call_result(training, stats, seconds):
-    # the result dict of one train_epochs_cuda call: built here only
-    return {
-        **run_totals(stats, seconds),
-        "device": "cuda-simulator" if simulator_enabled() else "cuda",
-        "compile_seconds": training.compile_seconds,
-        "device_bytes": int(training.allocated),
-        "device_used_peak_bytes": max(training.used_samples) if training.used_samples else None,
-        "resident": bool(training.resident),
-        "batches": training.n_batches,
-        "segments": training.n_segments,
-        "threads_per_block": training.threads,
-        "seg_max": training.seg,
-        "atomics": bool(training.atomics),
-        "max_registers": training.max_registers,
-    }
+    # the result of one train_epochs_cuda call: built here only
+    return RunResult(**run_totals(stats, seconds), kernel_load_seconds=training.compile_seconds,
+                     device="cuda-simulator" if simulator_enabled() else "cuda",
+                     details={
+                         "device_bytes": int(training.allocated),
+                         "device_used_peak_bytes": max(training.used_samples) if training.used_samples else None,
+                         "resident": bool(training.resident),
+                         "batches": training.n_batches,
+                         "segments": training.n_segments,
+                         "threads_per_block": training.threads,
+                         "seg_max": training.seg,
+                         "atomics": bool(training.atomics),
+                         "max_registers": training.max_registers,
+                     })
 
 
 def run_epochs_cuda(model, progress=None, stop_event=None, on_epoch_end=None, **options):
@@ -147,7 +147,7 @@ def run_epochs_cuda(model, progress=None, stop_event=None, on_epoch_end=None, **
     :func:`train_epochs_cuda`.
     """
     require_cuda()
-    enc = _encoded_corpus(model)
+    enc = model.encoded_corpus
     first = begin_run(model, int(enc.length), enc.n_words)
     show_remaining(progress, first, model.settings.epochs, int(enc.length))
 
@@ -159,26 +159,10 @@ def run_epochs_cuda(model, progress=None, stop_event=None, on_epoch_end=None, **
     return train_spans(model, first, train_span, progress, on_epoch_end, merge=_run_result)
 
 
-def _encoded_corpus(model):
-    return model.encoded_corpus
-
-
 def _run_result(results, first):
-    # the result dict of a CUDA run (the calls of train_epochs_cuda of its spans): built here only
-    out = {
-        "epoch_loss": [l for r in results for l in r["epoch_loss"]],
-        "examples": sum(r["examples"] for r in results),
-        "kept": sum(r["kept"] for r in results),
-        "words": sum(r["words"] for r in results),
-        "seconds": sum(r["seconds"] for r in results),
-        "first_epoch": first,
-        "device": "cuda",
-    }
+    # the result of a CUDA run (the train_epochs_cuda calls of its spans): the sums of
+    # merge_results, the launch figures of the last call, the segments of all
+    merged = merge_results(results, first)
     if results:
-        last = results[-1]
-        for key in ("device", "compile_seconds", "device_bytes", "device_used_peak_bytes", "resident",
-                    "batches", "threads_per_block", "seg_max", "atomics", "max_registers"):
-            out[key] = last[key]
-        out["segments"] = sum(r["segments"] for r in results)
-        out["compile_seconds"] = sum(r["compile_seconds"] for r in results)
-    return out
+        merged.details = dict(results[-1].details, segments=sum(r.details["segments"] for r in results))
+    return merged

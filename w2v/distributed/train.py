@@ -10,8 +10,8 @@
    ``on_epoch_end`` called (a checkpoint);
 5. the workers' replicas dropped, the run's result recorded.
 
-The model's state is written by the functions under "the model's state"
-below, and nowhere else in this package.
+The model's state changes only through its public methods (``set_vocabulary``,
+``set_corpus``, ``start_run``, ``finish_epochs``, ``record_run``).
 """
 import contextlib
 import os
@@ -22,6 +22,8 @@ import uuid
 import numpy as np
 
 from ..errors import ParameterError, VocabularyError
+from ..progress import Progress
+from ..run import RunResult, begin_run, run_totals, show_remaining
 from .cluster import Cluster, require_distributed, scheduler_workers
 from .merge import MERGES
 from .plan import RoundPlan, ShardPlan
@@ -83,7 +85,8 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         run.train_rounds(on_epoch_end)
     finally:
         run.close()
-    _record_run(model, run.result(model.settings.epochs, 0.0) if run.first >= model.settings.epochs else None)
+    epochs = model.settings.epochs
+    model.record_run(model.last_train if run.first < epochs else run.result(epochs, 0.0))
     return model
 
 
@@ -135,8 +138,10 @@ class _DaskRun:
         sharded = encode_on_cluster(self.tasks, s, self.model.vocab, corpus, self.held, stacklevel=4)
         self.sharded = sharded
         if sharded.fresh:
-            _install_vocabulary(self.model, sharded.vocab)
-        seconds = _install_corpus(self.model, sharded.n_tokens, self.shard_plan.corpus_files, self.started)
+            self.model.set_vocabulary(sharded.vocab)
+        seconds = time.perf_counter() - self.started
+        # the corpus stays on the workers: nothing encoded here
+        self.model.set_corpus(None, sharded.n_tokens, self.shard_plan.corpus_files, vocab_seconds=seconds)
         if not self.quiet:
             self.reporter.message(
                 f"vocabulary: {len(sharded.vocab):,} words (min_count={s.min_count}) covering "
@@ -184,7 +189,7 @@ class _DaskRun:
             self.progress.maybe_report(done, self.stats[epoch, 0], self.stats[epoch, 1], epoch, force=last)
             if last:
                 self.progress.epoch_done(epoch, self.stats[epoch, 0], self.stats[epoch, 1])
-                _finish_epoch(self.model, epoch, self.result(epoch + 1, time.perf_counter() - t_train))
+                self.model.finish_epochs(epoch + 1, self.result(epoch + 1, time.perf_counter() - t_train))
                 if on_epoch_end is not None:
                     on_epoch_end(epoch)
 
@@ -200,61 +205,20 @@ class _DaskRun:
         return _run_result(self, stop, seconds)
 
 
-# ------------------------------------------------------------------ the model's state
-# Every write to the model of a Dask run, and the run bookkeeping it shares with the
-# other devices, is in the functions below.
-def _install_vocabulary(model, vocab):
-    """A new vocabulary: its sampling tables, fresh weights, no run or random states."""
-    model.vocab = vocab
-    model._make_tables()
-    model._init_weights()
-    model.run_state = None
-    model._rng_states = None
-
-
-def _install_corpus(model, n_tokens, corpus_files, started):
-    """The corpus is on the workers: no encoded corpus here, its tokens and files; the vocabulary's seconds."""
-    if model._encoded is not None:
-        model._encoded.close()
-        model._encoded = None
-    model.corpus_tokens = n_tokens
-    model._corpus_files = corpus_files
-    model.timings["vocab_seconds"] = time.perf_counter() - started
-    return model.timings["vocab_seconds"]
-
-
-def _finish_epoch(model, epoch, result):
-    """Epoch ``epoch`` is merged: the run state says so, ``last_train`` is the run so far."""
-    model.run_state["epochs_done"] = epoch + 1
-    model._wv = None
-    model.last_train = result
-
-
-def _record_run(model, idle_result=None):
-    """The run has ended: the train seconds of its ``last_train`` (``idle_result`` if no epoch ran)."""
-    model._wv = None
-    model.timings["train_seconds"] = model.last_train["seconds"] if model.last_train else 0.0
-    if idle_result is not None:
-        model.last_train = idle_result
-
-
+# ------------------------------------------------------------------ the run bookkeeping shared with the other devices
 def _begin_run(model, length, n_words, stacklevel):
     # w2v.run.begin_run with the Dask run's test of "the same corpus" (stacklevel as warnings.warn's)
-    from ..run import begin_run
     return begin_run(model, length, n_words, same_corpus=lambda st: st.get("corpus_words") == n_words,
                      sharded=True, stacklevel=stacklevel + 1)
 
 
 def _reporter(settings, stream, quiet):
     # the progress object that prints the run's messages
-    from ..progress import Progress
     return Progress(1, settings, stream=stream, quiet=quiet)
 
 
 def _run_progress(model, first, length, stream, quiet):
     # progress over every epoch of the run, resumed at epoch first
-    from ..progress import Progress
-    from ..run import show_remaining
     epochs = model.settings.epochs
     progress = Progress(max(1, epochs * length), model.settings, stream=stream, quiet=quiet,
                         words_per_id=model.corpus_tokens / max(1, length))
@@ -263,15 +227,12 @@ def _run_progress(model, first, length, stream, quiet):
 
 
 def _run_result(run, stop, seconds):
-    # the result dict of a Dask run (model.last_train): built here only
-    from ..run import run_totals
+    # the result of a Dask run (model.last_train): built here only
 
     log = run.log
     mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
     n_workers = len(run.workers)
-    return {
-        **run_totals(run.stats[run.first:stop], seconds),
-        "first_epoch": run.first,
+    return RunResult(**run_totals(run.stats[run.first:stop], seconds), first_epoch=run.first, device="dask", details={
         "distributed": {
             "workers": n_workers, "lanes": len(run.shard_plan.lanes), "shards": len(run.shard_plan.shards),
             "merge": run.plan.merge, "round_words": run.round_words, "rounds_per_epoch": run.plan.n_rounds,
@@ -283,4 +244,4 @@ def _run_result(run, stop, seconds):
             "fallbacks": int(sum(x["fallbacks"] for x in log)),
             "log": log,
         },
-    }
+    })
