@@ -141,7 +141,7 @@ def summarize(runs):
     for r in runs:
         groups.setdefault((r["system"], r.get("round_words")), []).append(r)
     out = []
-    for (system, _), rs in groups.items():
+    for rs in groups.values():
         s = dict(rs[0])
         for k in MEDIAN_KEYS:
             vals = [r[k] for r in rs if r.get(k) is not None]

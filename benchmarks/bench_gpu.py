@@ -279,7 +279,8 @@ def main(argv=None):
         results["verdict"] = verdicts(results)
         json_path.write_text(json.dumps(results, indent=2) + "\n")
         md = (f"# w2v GPU benchmark {stamp}\n\ncorpus `{args.corpus}` ({results.get('corpus_words', '?'):,} words), "
-              f"sg dim 100 window 5 negative 5 sample 1e-3; GPU: {results['gpu'].get('name', results['gpu'].get('error'))}\n\n"
+              "sg dim 100 window 5 negative 5 sample 1e-3; "
+              f"GPU: {results['gpu'].get('name', results['gpu'].get('error'))}\n\n"
               + table(results) + "\n")
         md_path.write_text(md)
 

@@ -463,10 +463,11 @@ def summarize(runs: list[dict], a) -> tuple[list[dict], list[dict]]:
                 rs = groups.get((m, t, s), [])
                 ok = [r for r in rs if r.get("status") == "ok"]
                 ev = [r.get("eval") or {} for r in ok]
+                rates = [r["words_per_sec"] for r in ok if r.get("words_per_sec")]
                 row = {"model": m, "threads": t, "system": s, "n_ok": len(ok), "n": len(rs),
                        "words_per_sec": median([r.get("words_per_sec") for r in ok]),
-                       "words_per_sec_min": min([r["words_per_sec"] for r in ok if r.get("words_per_sec")], default=None),
-                       "words_per_sec_max": max([r["words_per_sec"] for r in ok if r.get("words_per_sec")], default=None),
+                       "words_per_sec_min": min(rates, default=None),
+                       "words_per_sec_max": max(rates, default=None),
                        "words_per_sec_incl_vocab": median([r.get("words_per_sec_incl_vocab") for r in ok]),
                        "train_seconds": median([r.get("train_seconds") for r in ok]),
                        "vocab_seconds": median([r.get("vocab_seconds") for r in ok]),
@@ -582,7 +583,8 @@ def render_markdown(meta: dict, rows: list[dict], ratios: list[dict]) -> str:
         sysname = r["system"] + (f" ({r['reader']})" if r.get("reader") else "") + (" ≈" if r["approx"] else "")
         an = "–" if r["analogy"] is None else f"{100 * r['analogy']:.1f} ({_f(r['analogy_n'], '{:.0f}')})"
         L.append(f"| {r['model']} | {r['threads']} | {sysname} | {_f(r['words_per_sec'], '{:,.0f}')} | "
-                 f"{_f(r.get('words_per_sec_incl_vocab'), '{:,.0f}')} | {_f(r['train_seconds'])} | {_f(r['vocab_seconds'])} | {_f(r['wall_s'])} | "
+                 f"{_f(r.get('words_per_sec_incl_vocab'), '{:,.0f}')} | {_f(r['train_seconds'])} | "
+                 f"{_f(r['vocab_seconds'])} | {_f(r['wall_s'])} | "
                  f"{_f(r['max_rss_mib'], '{:,.0f}')} | {_f(r['cpu_s'], '{:.1f}')} | {an} | "
                  f"{_f(r['ws353'], '{:.3f}')} | {_f(r['simlex'], '{:.3f}')} | {r['n_ok']}/{r['n']} |")
     L.append("")

@@ -184,7 +184,8 @@ def main(argv=None) -> int:
         for k in r["kernels"]:
             print(f"  {k['n']:>5} {k['gflops']:9.1f} {k['iters']:>12}  "
                   f"{k.get('fma_zmm', '?')}/{k.get('fma_ymm', '?')}/{k.get('fma_xmm', '?')}, "
-                  f"{k.get('fma_scalar', '?')}, {k.get('vmovups_mem', '?')}" + ("" if k["finite"] else "  (non-finite!)"))
+                  f"{k.get('fma_scalar', '?')}, {k.get('vmovups_mem', '?')}"
+                  + ("" if k["finite"] else "  (non-finite!)"))
 
     import numpy as np
     results["blas"] = blas_info()

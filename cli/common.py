@@ -36,20 +36,20 @@ def one_line_errors(func):
             except KeyboardInterrupt:
                 signals.stopping()
                 say("interrupted")
-                raise SystemExit(130)
+                raise SystemExit(130) from None
             except BrokenPipeError:
                 _quiet_stdout()
-                raise SystemExit(1)
+                raise SystemExit(1) from None
             except KeyError as exc:
                 end_progress_line()
                 msg = exc.args[0] if exc.args else str(exc)
-                raise click.ClickException(str(msg).splitlines()[0] if str(msg) else "key error")
+                raise click.ClickException(str(msg).splitlines()[0] if str(msg) else "key error") from None
             except (W2VError, OSError, ValueError, MemoryError) as exc:
                 end_progress_line()
                 text = str(exc) or exc.__class__.__name__
                 if isinstance(exc, OSError) and exc.filename and exc.filename not in text:
                     text = f"{exc.filename}: {text}"
-                raise click.ClickException(" ".join(text.split("\n")))
+                raise click.ClickException(" ".join(text.split("\n"))) from None
 
     return wrapper
 

@@ -115,11 +115,11 @@ def reference(case, arr, seeds=(SEED_KEEP, SEED_SEG)):
             else:
                 cur.append(w)
         for sent in sentences:
-            syn0, syn1neg, syn1, l, e = ref.train_sentence(
+            syn0, syn1neg, syn1, sent_loss, e = ref.train_sentence(
                 sent, syn0, syn1neg, syn1, arr["thr"], arr["alias"], arr["codes"], arr["points"], arr["lengths"],
                 sg=case["sg"], cbow_mean=case["cbow_mean"], window=case["window"], negative=case["negative"],
                 hs=case["hs"], shared=case["shared"], alpha=alpha, rng=rng)
-            loss += l
+            loss += sent_loss
             examples += e
     return syn0, syn1neg, syn1, np.array([loss, examples, kept, seen], np.float64)
 

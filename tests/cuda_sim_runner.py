@@ -161,7 +161,9 @@ def main(out_path, workdir):
     # ---- the same run in one call and epoch by epoch (checkpoint hook): same positions, same result
     t = time.perf_counter()
     seen_epochs = []
-    for name, hook in (("whole", None), ("by-epoch", lambda e: seen_epochs.append((e, m.run_state["epochs_done"])))):
+    for name, hook in (("whole", None),
+                       # m is this iteration's model, bound when the hook runs
+                       ("by-epoch", lambda e: seen_epochs.append((e, m.run_state["epochs_done"])))):  # noqa: B023
         m = Word2Vec(**settings)
         m.build_vocab(small)
         m.train(on_epoch_end=hook)
@@ -201,7 +203,7 @@ def main(out_path, workdir):
         class FailingLaunch:
             def __getitem__(self, config):
                 def launch(*args):
-                    if fail_first or int(args[3]) > 0:
+                    if fail_first or int(args[3]) > 0:   # noqa: B023 (used within its iteration)
                         raise RuntimeError("too many resources\n  requested for launch")
                 return launch
 

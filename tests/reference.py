@@ -58,7 +58,10 @@ def block_step(syn0_rows, out, targets, labels, alpha):
 
 def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths, *, sg, cbow_mean,
                    window, negative, hs, shared, alpha, rng):
-    """Reference of ``w2v.kernels.cpu.train_sentence`` on float64 copies; returns (syn0, syn1neg, syn1, loss, examples)."""
+    """Reference of ``w2v.kernels.cpu.train_sentence`` on float64 copies.
+
+    Returns ``(syn0, syn1neg, syn1, loss, examples)``.
+    """
     syn0 = syn0.astype(np.float64)
     syn1neg = syn1neg.astype(np.float64)
     syn1 = syn1.astype(np.float64)
@@ -67,13 +70,13 @@ def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths
     examples = 0
 
     def neg_targets(centre):
-        t, l = [centre], [1.0]
+        t, labels = [centre], [1.0]
         for _ in range(negative):
             w = draw_noise(rng.next(), thr, alias)
             if w != centre:
                 t.append(w)
-                l.append(0.0)
-        return np.array(t), np.array(l)
+                labels.append(0.0)
+        return np.array(t), np.array(labels)
 
     def hs_targets(centre):
         k = lengths[centre]
@@ -87,8 +90,8 @@ def train_sentence(sent, syn0, syn1neg, syn1, thr, alias, codes, points, lengths
         loss = 0.0
         for used, targets_of, out in ((hs, hs_targets, syn1), (negative, neg_targets, syn1neg)):
             if used:
-                t, l = targets_of(centre)
-                d, dout, block_loss = block_step(X, out, t, l, alpha)
+                t, labels = targets_of(centre)
+                d, dout, block_loss = block_step(X, out, t, labels, alpha)
                 dX += d
                 out += dout
                 loss += block_loss

@@ -572,7 +572,7 @@ def test_errors_and_warnings_of_several_lines_print_as_one_line():
     @one_line_errors
     def command(warn):
         if warn:
-            warnings.warn("first\nsecond")
+            warnings.warn("first\nsecond", stacklevel=2)
         else:
             raise FormatError("first\nsecond")
 

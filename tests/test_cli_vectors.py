@@ -349,7 +349,8 @@ def test_closed_stdout_pipe_stops_quietly(model):
     import subprocess
     import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()", "similar", str(model[1]), "king", "--topn", "15"]
+    cmd = [sys.executable, "-c", "from w2v_cli.main import main; main()",
+           "similar", str(model[1]), "king", "--topn", "15"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
     proc.stdout.close()                       # closed before the command prints anything
     err = proc.stderr.read().decode()

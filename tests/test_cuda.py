@@ -47,7 +47,8 @@ def sim(tmp_path_factory):
         pytest.skip(NO_CUDA)
     tmp = tmp_path_factory.mktemp("cudasim")
     out = tmp / "sim.npz"
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-m", "tests.cuda_sim_runner", str(out), str(tmp)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
@@ -438,7 +439,7 @@ def test_cli_device_option_and_devices_command(tmp_path, small_corpus):
         out = runner.invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--device", "cuda",
                                    "-q"])
         assert out.exit_code == 1
-        lines = [l for l in out.output.splitlines() if l.strip()]
+        lines = [line for line in out.output.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("Error: --device cuda is unusable")
     out = runner.invoke(main, ["train", "--device", "tpu"])
     assert out.exit_code == 2
@@ -511,7 +512,8 @@ def test_cuda_run_epoch_by_epoch_adds_up_the_calls(monkeypatch, small_corpus):
     assert out.epoch_loss == [1.0, 2.0, 3.0] and out.first_epoch == 0
     assert (out.examples, out.kept, out.words, out.details["segments"]) == (60, 600, 6000, 18)
     assert out.seconds == pytest.approx(3.0) and out.kernel_load_seconds == pytest.approx(1.5)
-    assert out.details["device_bytes"] == 21 and out.details["batches"] == 3 and out.details["resident"] is True   # the last call's
+    last = out.details   # the last call's launch figures
+    assert last["device_bytes"] == 21 and last["batches"] == 3 and last["resident"] is True
     m.close()
 
 

@@ -143,7 +143,7 @@ def test_corrupt_native(tmp_path):
     (p / "vocab.tsv").write_text("".join(lines[:-1]) + lines[0], encoding="utf-8")
     with pytest.raises(FormatError, match="duplicate"):
         kv2 = load(p)
-        "the" in kv2  # the word index is built on first use
+        _ = "the" in kv2  # the word index is built on first use
 
 
 # --------------------------------------------------------------------------- damaged .npy headers

@@ -201,7 +201,8 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     stats = np.zeros(4)
     s0 = syn0.copy()
     train_tokens(tokens, 0, tokens.size, s0, syn1neg.copy(), syn1.copy(), keep_all,
-                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
+                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths,
+                 True, True, 2, 2, False, True, 0.025, 1e-4, 7,
                  *Replica.no_kernel_args(syn0, syn1neg), np.array([5], np.uint64), stats)
     assert stats[3] == 998 and stats[2] == 998
     # with 7-token sentences every token still gets trained (examples > 0 for each chunk)
@@ -209,7 +210,8 @@ def test_train_tokens_subsamples_and_splits_long_sentences():
     stats2 = np.zeros(4)
     s1 = syn0.copy()
     train_tokens(tokens, 0, tokens.size, s1, syn1neg.copy(), syn1.copy(), keep_none,
-                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths, True, True, 2, 2, False, True, 0.025, 1e-4, 7,
+                 pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths,
+                 True, True, 2, 2, False, True, 0.025, 1e-4, 7,
                  *Replica.no_kernel_args(syn0, syn1neg), np.array([5], np.uint64), stats2)
     assert stats2[2] == 0 and stats2[1] == 0 and np.array_equal(s1, syn0)
 
@@ -234,10 +236,10 @@ def reference_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep, thr, alias,
             if sent:
                 frac = min((pos0 + start) / total, 1.0)
                 alpha = max(float(np.float32(alpha0 - (alpha0 - min_alpha) * frac)), float(np.float32(min_alpha)))
-                syn0, syn1neg, syn1, l, e = ref.train_sentence(
+                syn0, syn1neg, syn1, sent_loss, e = ref.train_sentence(
                     sent, syn0, syn1neg, syn1, thr, alias, tree.codes, tree.points, tree.lengths,
                     alpha=alpha, rng=rng, **kw)
-                loss += l
+                loss += sent_loss
                 examples += e
                 kept += len(sent)
             sent, start = [], p + 1

@@ -214,7 +214,7 @@ def zero_counts(path):
     """Damage that sets every count of vocab.tsv to 0 (no Huffman tree, no noise distribution)."""
     def f():
         lines = (path / "vocab.tsv").read_text(encoding="utf-8").split("\n")
-        (path / "vocab.tsv").write_text("\n".join(l.split("\t")[0] + "\t0" if l else l for l in lines),
+        (path / "vocab.tsv").write_text("\n".join(line.split("\t")[0] + "\t0" if line else line for line in lines),
                                         encoding="utf-8")
     return f
 
@@ -827,7 +827,7 @@ def test_cli_resume_on_another_corpus_warns_in_one_line(small_corpus, tmp_path):
     res = run(["train", str(other), "--resume", str(tmp_path / "ckpt"), "-o", str(tmp_path / "v.bin"),
                "--save-model", str(tmp_path / "m2"), "--quiet"])
     assert res.exit_code == 0, res.output
-    lines = [l for l in res.output.splitlines() if "unfinished run" in l]
+    lines = [line for line in res.output.splitlines() if "unfinished run" in line]
     new = Word2Vec.load(str(tmp_path / "m2")).run_state
     assert lines == [f"warning: the model holds an unfinished run (1 of 2 epochs) over another corpus "
                      f"({m.encoded_corpus.length} ids and {m.encoded_corpus.n_words} words, this one has "

@@ -327,13 +327,13 @@ def test_a_norm_beyond_half_the_float32_range_is_refused(row):
     with pytest.raises(ParameterError, match=r"'b' \(row 1\) .*half the float32 range"):
         kv.most_similar("a")
     fine = KeyedVectors(["a", "b"], np.array([[1, 2, 3], [1e38, 1e37, 0]], np.float32))
-    assert fine.most_similar("a")[0] == ("b", pytest.approx(float(np.dot([1, 2, 3], [1, .1, 0]) /
-                                                                  np.linalg.norm([1, 2, 3]) / np.linalg.norm([1, .1, 0])),
-                                                            abs=1e-6))
+    cosine = float(np.dot([1, 2, 3], [1, .1, 0]) / np.linalg.norm([1, 2, 3]) / np.linalg.norm([1, .1, 0]))
+    assert fine.most_similar("a")[0] == ("b", pytest.approx(cosine, abs=1e-6))
 
 
+# gensim: a (word, weight) pair keeps its sign
 @pytest.mark.parametrize("positive,negative", [(["w1", "w2"], ["w1", "w2"]), (["w1", "w2", "w3"], ["w3", "w1", "w2"]),
-                                               ([("w1", 0.3), "w2"], [("w1", -0.3), "w2"])])   # gensim: a pair keeps its sign
+                                               ([("w1", 0.3), "w2"], [("w1", -0.3), "w2"])])
 def test_terms_that_cancel_up_to_rounding_are_refused(positive, negative):
     # the float32 sum left a residue of ~1e-8 that most_similar ranked the vocabulary by
     rng = np.random.default_rng(8)
@@ -469,7 +469,7 @@ def test_nan_set_in_place_is_reported_when_norms_are_computed():
     loaded = KeyedVectors._trusted(["a", "b"], np.array([[1, 2], [np.inf, 0]], np.float32))
     loaded.source_path = "model_dir"
     with pytest.raises(FormatError, match=r"model_dir: the vector of 'b' \(row 1\) holds NaN"):
-        loaded.norms
+        _ = loaded.norms
 
 
 def test_cosine_similarities_checks_shapes_and_values():

@@ -171,7 +171,7 @@ def test_native_load_answers_queries_before_building_the_index(big, tmp_path):
     (tmp_path / "m" / "vocab.tsv").write_text("".join(lines[:-1] + lines[:1]))
     dup = load(tmp_path / "m")
     with pytest.raises(FormatError, match="duplicate"):
-        "w1" in dup
+        _ = "w1" in dup
 
 
 def test_native_vocab_counts_parse_fast_path_and_errors(tmp_path):

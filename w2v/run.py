@@ -82,7 +82,7 @@ def run_totals(per_epoch, seconds):
 def merge_results(results, first):
     """One :class:`RunResult` of the spans of a run (:func:`train_spans`) that began at epoch ``first``."""
     return RunResult(
-        epoch_loss=[l for r in results for l in r.epoch_loss],
+        epoch_loss=[loss for r in results for loss in r.epoch_loss],
         examples=sum(r.examples for r in results),
         kept=sum(r.kept for r in results),
         words=sum(r.words for r in results),

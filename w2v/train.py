@@ -236,7 +236,8 @@ def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
     table("noise_table", t.noise_table, np.uint64, vocab_size if s.negative > 0 else None)
     if s.negative > 0:
         # alias entries: the high 32 bits of every packed entry is a word id
-        need(int((t.noise_table >> np.uint64(32)).max()) < vocab_size, "noise table names a word outside the vocabulary")
+        need(int((t.noise_table >> np.uint64(32)).max()) < vocab_size,
+             "noise table names a word outside the vocabulary")
     table("hs_codes", t.hs_codes, np.int8, vocab_size if s.hs else None)
     table("hs_points", t.hs_points, np.int32, None)
     need(t.hs_points.shape == t.hs_codes.shape, "Huffman points and codes differ in shape")

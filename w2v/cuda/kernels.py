@@ -130,6 +130,8 @@ def get_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, seg
 
 def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, seg_max, threads, atomics,
                         max_registers):
+    # blocking: the kernel and its device functions are closures over this specialisation's
+    # compile-time constants (row stride, shared-memory sizes), so they are built here together
     # compile-time constants of this specialisation
     DIM = dim
     LD = dim + 1 if dim % 2 == 0 else dim     # odd row stride in shared memory
@@ -181,6 +183,8 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
         ``tid + k * NTHR``); returns this thread's share of the loss.  Ends
         with a barrier.
         """
+        # blocking: gather, scores, gradients and both updates share the block's shared-memory tiles
+        # and the barriers between them, so they stay one device function
         # 1. gather the target rows
         for t in range(nt):
             if lab[t] >= ZERO:
@@ -206,8 +210,8 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                     f = ZERO
                     for d in range(DIM):
                         f += Xs[xo + d] * Ws[wo + d]
-                    g, l = grad(f, lb, alpha)
-                    loss += l
+                    g, pair_loss = grad(f, lb, alpha)
+                    loss += pair_loss
                 G[q] = g
         else:
             q = tid // K
@@ -232,8 +236,8 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
                     f = ZERO
                     for k2 in range(K):
                         f += P[tid * K + k2]
-                    g, l = grad(f, lb, alpha)
-                    loss += l
+                    g, pair_loss = grad(f, lb, alpha)
+                    loss += pair_loss
                 G[tid] = g
         cuda.syncthreads()
         # 3. dX[:, d] += G @ W[:, d];  out[targets, d] += G.T @ X[:, d]
@@ -311,6 +315,8 @@ def _build_train_kernel(dim, window, negative, hs, sg, shared, cbow_mean, kmax, 
     def train_kernel(ids, seg_start, seg_len, nseg, pos_base, total, syn0, syn1neg, syn1,
                      keep_threshold, noise_threshold, noise_alias, codes, points, lengths,
                      alpha0, min_alpha, seed_keep, seed_seg, stats):
+        # blocking: one block per segment keeps its kept ids, window and row tiles in shared memory
+        # from subsampling to write-back
         sent = cuda.shared.array(SEG, int32)
         cnt = cuda.shared.array(NTHR, int32)
         red = cuda.shared.array(REDSZ, float64)

@@ -199,7 +199,8 @@ def _decode_words(raws, path, dim, unicode_errors):
                 r.decode("utf-8", unicode_errors)
             except UnicodeDecodeError as exc:
                 raise FormatError(
-                    f"{path}: {_record_place(path, row, dim)}: word is not valid UTF-8 ({exc.reason} at byte {exc.start} of "
+                    f"{path}: {_record_place(path, row, dim)}: word is not valid UTF-8 "
+                    f"({exc.reason} at byte {exc.start} of "
                     "the word); pass unicode_errors='replace' (command line: --unicode-errors replace) "
                     "to load it anyway"
                 ) from None

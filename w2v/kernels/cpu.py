@@ -22,8 +22,7 @@ worker may train a replica of the most frequent words' rows, merged into the
 shared ones as it goes (``train_tokens``' ``plan``, :class:`w2v.train.Replica`);
 each worker owns its random state, passed in and returned as a ``uint64``
 array of one element.
-Ids are validated by the caller before they get here: these kernels run
-without bounds checks.
+Ids are validated by the caller before they get here: these kernels run without bounds checks.
 """
 
 import numpy as np
@@ -141,6 +140,7 @@ def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_cons
     loaded from one row feeds four FMAs instead of one; what is left over is
     done a row at a time.
     """
+    # blocking: the three passes unrolled four rows at a time, each with its one-row remainder loop
     dim = dim_const if dim_const > 0 else X.shape[1]
     m = nx * nt
     one = np.float32(1.0)
@@ -538,6 +538,7 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
     stats : float64[4]
         Accumulates ``[loss, examples, words kept, words seen]``.
     """
+    # blocking: one nogil loop over the sentences owns scratch buffers, schedule and replica merges
     dim = syn0.shape[1]
     width = 2 * window
     kmax = max(negative + 1, hs_codes.shape[1])

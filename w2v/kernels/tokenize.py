@@ -206,6 +206,8 @@ def count_tokens(buf, starts, lens, hashes, first, items, table, words, arena, c
     ``words`` or ``arena`` must grow first: the caller grows them and goes
     on from there) and ids written to ``out``.
     """
+    # blocking: the probe loop is software-pipelined (the slot of a later item is prefetched while
+    # this one is compared), which needs the whole lookup, insertion and count in one loop
     mask = table.size - 1
     nw = state[0]
     used = state[1]

@@ -1,0 +1,86 @@
+"""The shape of the code (docs/architecture.md): module and function sizes, no private names across modules.
+
+Import layers and cycles are checked by ``lint-imports`` (``.importlinter``) in CI; these are the
+rules it cannot express.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted([*ROOT.joinpath("w2v").rglob("*.py"), *ROOT.joinpath("cli").rglob("*.py")])
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+# Numba kernels may be longer where blocking (loads, registers, shared memory) needs it; each says so
+# in a comment starting with "# blocking:" inside the function.
+KERNEL_MODULES = ("w2v/kernels/", "w2v/cuda/kernels.py")
+KERNEL_REASON = "# blocking:"
+
+
+def _rel(path):
+    return path.relative_to(ROOT).as_posix()
+
+
+def _module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] == "cli":
+        parts[0] = "w2v_cli"
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _functions(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_module_is_at_most_600_lines(path):
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_MODULE_LINES, f"{_rel(path)}: {n} lines"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+def test_functions_are_at_most_80_lines_except_kernels_that_say_why(path):
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    long = []
+    for fn in _functions(ast.parse(text)):
+        n = fn.end_lineno - fn.lineno + 1
+        if n <= MAX_FUNCTION_LINES:
+            continue
+        body = "\n".join(lines[fn.lineno - 1:fn.end_lineno])
+        if _rel(path).startswith(KERNEL_MODULES) and KERNEL_REASON in body:
+            continue
+        long.append(f"{fn.name} ({n} lines)")
+    assert not long, f"{_rel(path)}: {', '.join(long)}"
+
+
+def test_no_module_imports_another_modules_private_names():
+    modules = {_module_name(p): p for p in SOURCES}
+    found = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target or not target.startswith(("w2v", "w2v_cli")) or target == name:
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and f"{target}.{alias.name}" not in modules:
+                    found.append(f"{_rel(path)} imports {target}.{alias.name}")
+    assert not found, found
+
+
+def test_the_checks_see_every_module():
+    names = {_module_name(p) for p in SOURCES}
+    assert {"w2v", "w2v.model", "w2v.kernels.cpu", "w2v.formats.native", "w2v_cli.train"} <= names
