@@ -80,7 +80,7 @@ class Word2Vec:
         self.huffman = None
         self.timings = {}
         self.last_train = None      # the latest run's w2v.run.RunResult
-        self.run_state = None       # the latest run: epochs, epochs_done, corpus (see w2v.persist)
+        self.run_state = None       # the latest run: epochs, epochs_done, corpus (see w2v.run.begin_run)
         self.corpus_tokens = None   # raw tokens of the corpus to train on
         self._encoded = None        # its encoded ids (w2v.encoded.EncodedCorpus)
         self._corpus_files = None   # its inputs, as absolute paths
@@ -285,8 +285,6 @@ class Word2Vec:
         """
         self.tables, self.huffman = build_tables(self.vocab.counts, self.settings, huffman)
         self._built_from = {k: getattr(self.settings, k) for k in BUILT_FROM}
-
-    _make_tables = rebuild_tables   # the name w2v.distributed calls
 
     def _init_weights(self):
         # input vectors uniform in [-1/dim, 1/dim) as gensim 4 (see w2v.weights.initial_input_rows), outputs zero
