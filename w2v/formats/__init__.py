@@ -24,13 +24,14 @@ import os
 from .files import check_utf8, decode_utf8, json_default, load_npy, read_array, read_model_file, write_array
 from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, NativeVectors, aside_dirs, inspect_native,
                      is_native_dir, read_native, write_native)
-from .word2vec import (Word2VecVectors, check_limit, check_unicode_errors, inspect_word2vec, read_word2vec,
-                       write_word2vec)
+from .word2vec import (Word2VecVectors, check_encoding, check_limit, check_unicode_errors, inspect_word2vec,
+                       read_vocab_counts, read_word2vec, write_vocab_counts, write_word2vec)
 
 __all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "NativeVectors", "Word2VecVectors", "aside_dirs",
-           "check_limit", "check_unicode_errors", "check_utf8", "decode_utf8", "inspect", "inspect_native",
-           "inspect_word2vec", "is_native_dir", "json_default", "load_npy", "read_array", "read_model_file",
-           "read_native", "read_word2vec", "write_array", "write_native", "write_word2vec"]
+           "check_encoding", "check_limit", "check_unicode_errors", "check_utf8", "decode_utf8", "inspect",
+           "inspect_native", "inspect_word2vec", "is_native_dir", "json_default", "load_npy", "read_array",
+           "read_model_file", "read_native", "read_vocab_counts", "read_word2vec", "write_array", "write_native",
+           "write_vocab_counts", "write_word2vec"]
 
 
 def inspect(path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import shutil
 from numbers import Integral
 from typing import NamedTuple
 
@@ -29,11 +30,11 @@ from ..errors import FormatError, ParameterError
 from ..opener import compression_for_suffix, open_compressed_writer
 from . import word2vec_stream as stream
 from .word2vec_binary import read_binary_records
-from .word2vec_text import read_text_records
+from .word2vec_text import read_text_records, text_sizes
 from .files import check_utf8
 
-__all__ = ["Word2VecVectors", "check_limit", "check_unicode_errors", "inspect_word2vec", "read_word2vec",
-           "write_word2vec"]
+__all__ = ["Word2VecVectors", "check_encoding", "check_limit", "check_unicode_errors", "inspect_word2vec",
+           "read_vocab_counts", "read_word2vec", "write_vocab_counts", "write_word2vec"]
 
 _WRITE_ROWS = 8192        # rows formatted per write call
 
@@ -88,7 +89,26 @@ def check_unicode_errors(unicode_errors):
     return unicode_errors
 
 
-def read_word2vec(path, binary=None, limit=None, unicode_errors="strict"):
+def check_encoding(encoding):
+    """The codec name of ``encoding``, which must be ASCII-compatible (the header and separators are ASCII).
+
+    Raises
+    ------
+    ParameterError
+        No codec has that name, or it does not encode ASCII as ASCII (UTF-16, UTF-32...).
+    """
+    try:
+        name = codecs.lookup(encoding).name
+        ascii_compatible = "0 1\n w".encode(name) == b"0 1\n w"
+    except (LookupError, TypeError, ValueError):
+        raise ParameterError(f"encoding must be the name of a text encoding, got {encoding!r}") from None
+    if not ascii_compatible:
+        raise ParameterError(f"encoding {encoding!r} is not ASCII-compatible: word2vec files are read as bytes "
+                             "whose spaces and newlines are ASCII")
+    return name
+
+
+def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encoding="utf-8", no_header=False):
     """Read vectors in word2vec.c's binary or text format (also fastText ``.vec``).
 
     Parameters
@@ -104,6 +124,13 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict"):
         How to handle words that are not valid UTF-8: ``'strict'`` (the
         default, as gensim) raises FormatError; ``'replace'`` or ``'ignore'``
         are passed on to :meth:`bytes.decode`.
+    encoding : str, optional
+        The words' encoding: UTF-8 unless word2vec.c was run on text in
+        another ASCII-compatible encoding (Latin-1...).
+    no_header : bool, optional
+        The file is in the text format without the ``"<count> <dim>"`` line
+        (GloVe's files): a first pass counts the lines and takes the dim from
+        the first one.
 
     Returns
     -------
@@ -115,28 +142,38 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict"):
     FormatError
         Empty, truncated, corrupt or foreign file, or a NaN/infinite value.
     ParameterError
-        ``limit`` is not a positive integer, or ``unicode_errors`` is not
-        the name of an error handler.
+        ``limit`` is not a positive integer, ``unicode_errors`` is not the
+        name of an error handler, ``encoding`` is not an ASCII-compatible
+        encoding, or ``no_header`` is given with ``binary=True``.
     FileNotFoundError
         ``path`` does not exist.
     """
     limit = check_limit(limit)
     check_unicode_errors(unicode_errors)
+    encoding = check_encoding(encoding)
+    if no_header and binary:
+        raise ParameterError("no_header: only the text format can be read without a header (binary=True given)")
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not a word2vec file")
+    sizes = text_sizes(path, limit, (encoding, unicode_errors)) if no_header else None
     with stream.open_input(path) as fin:
         reader = stream.BlockReader(fin, path)
         reader.more()
-        count, dim = stream.parse_header(reader, path)
-        declared = count
-        if limit is not None:
-            count = min(count, limit)
-        if binary is None:
-            binary = False if count == 0 else not stream.looks_text(reader, dim)
-        read = read_binary_records if binary else read_text_records
-        words, vectors, key_to_index = read(reader, path, count, dim, unicode_errors)
-        if limit is None:
+        if no_header:
+            (count, dim), binary = sizes, False
+            words, vectors, key_to_index = read_text_records(reader, path, count, dim, unicode_errors, encoding,
+                                                             header_lines=0)
+        else:
+            count, dim = stream.parse_header(reader, path)
+            declared = count
+            if limit is not None:
+                count = min(count, limit)
+            if binary is None:
+                binary = False if count == 0 else not stream.looks_text(reader, dim)
+            read = read_binary_records if binary else read_text_records
+            words, vectors, key_to_index = read(reader, path, count, dim, unicode_errors, encoding)
+        if limit is None and not no_header:
             stream.check_nothing_follows(reader, path, declared)
     return Word2VecVectors(words, vectors, key_to_index, bool(binary))
 
@@ -197,10 +234,18 @@ def _check_words(words, path, forbid):
     check_utf8(words, path)
 
 
-def _atomic_write(path, write):
-    """Call ``write(fileobj)`` on a temp file next to ``path`` (compressed by suffix), then rename."""
+def _atomic_write(path, write, append=False):
+    """Call ``write(fileobj)`` on a temp file next to ``path`` (compressed by suffix), then rename.
+
+    With ``append``, the temp file starts as a copy of the existing file,
+    and a compressed one gets a further compressed stream (gzip, bzip2
+    and xz readers read concatenated streams as one).
+    """
     kind = compression_for_suffix(path)
     with atomic_write(path, "wb") as raw:
+        if append and os.path.isfile(path):
+            with open(path, "rb") as old:
+                shutil.copyfileobj(old, raw, 1 << 20)
         if kind is None:
             write(raw)
         else:
@@ -208,7 +253,8 @@ def _atomic_write(path, write):
                 write(out)
 
 
-def write_word2vec(path, words, vectors, binary=True):
+def write_word2vec(path, words, vectors, binary=True, rows=None, header_count=None, write_header=True,
+                   append=False):
     """Write vectors in word2vec.c's binary or text format, atomically.
 
     Parameters
@@ -216,12 +262,23 @@ def write_word2vec(path, words, vectors, binary=True):
     path : str or os.PathLike
         Target file; a ``.gz``, ``.bz2``, ``.xz`` or ``.lzma`` suffix compresses.
     words : list of str
-        The words, in row order.
+        The words, in the order written.
     vectors : numpy.ndarray
-        float32, shape ``(len(words), dim)``.
+        float32, shape ``(n, dim)``.
     binary : bool, optional
         Binary format (little-endian float32) if True, else text with
         ``'%.9g'`` numbers (float32 values round-trip exactly).
+    rows : numpy.ndarray of int, optional
+        The row of ``vectors`` of each word (by default the words' own rows);
+        gathered block by block, without a copy of the matrix.
+    header_count : int, optional
+        The count the header declares (default ``len(words)``): more when
+        further vectors are appended later.
+    write_header : bool, optional
+        Write the ``"<count> <dim>"`` line.
+    append : bool, optional
+        Add to the end of an existing file (still atomically: the file is
+        replaced by a copy that holds the old and the new records).
 
     Raises
     ------
@@ -235,13 +292,21 @@ def write_word2vec(path, words, vectors, binary=True):
     """
     path = os.fspath(path)
     _check_words(words, path, _WHITESPACE)
-    check_finite(vectors, path, words, where="cannot save")
+    if rows is None:
+        check_finite(vectors, path, words, where="cannot save")
+    else:
+        check_finite(vectors, path, None, where="cannot save")
     dim = int(vectors.shape[1])
+    count = len(words) if header_count is None else header_count
 
     def write(out):
-        out.write(f"{len(words)} {dim}\n".encode("ascii"))
+        if write_header:
+            out.write(f"{count} {dim}\n".encode("ascii"))
         for start in range(0, len(words), _WRITE_ROWS):
-            block = np.asarray(vectors[start:start + _WRITE_ROWS])
+            if rows is None:
+                block = np.asarray(vectors[start:start + _WRITE_ROWS])
+            else:
+                block = np.asarray(vectors[rows[start:start + _WRITE_ROWS]])
             names = words[start:start + _WRITE_ROWS]
             if binary:
                 raw = block.astype("<f4", copy=False).tobytes()
@@ -252,7 +317,82 @@ def write_word2vec(path, words, vectors, binary=True):
                 ))
             else:
                 template = "%s" + " %.9g" * dim + "\n"
-                rows = block.tolist()
-                out.write("".join(template % (w, *r) for w, r in zip(names, rows)).encode("utf-8"))
+                out.write("".join(template % (w, *r) for w, r in zip(names, block.tolist())).encode("utf-8"))
 
-    _atomic_write(path, write)
+    _atomic_write(path, write, append)
+
+
+# --------------------------------------------------------------------------- vocabulary counts
+def read_vocab_counts(path, unicode_errors="strict"):
+    """Read a vocabulary file of ``word count`` lines (word2vec.c's ``-save-vocab``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (compression recognised from its first bytes).
+    unicode_errors : str, optional
+        How bytes that are not UTF-8 are decoded.
+
+    Returns
+    -------
+    dict of str to int
+        A word listed twice keeps its last count, as gensim reads it.
+
+    Raises
+    ------
+    FormatError
+        A line is not a word and a non-negative integer, or not UTF-8.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    path = os.fspath(path)
+    check_unicode_errors(unicode_errors)
+    counts = {}
+    with stream.open_input(path) as fin:
+        reader = stream.BlockReader(fin, path)
+        line_no = 0
+        while True:
+            raw = reader.readline(stream.MAX_WORD + 64)
+            line_no += 1
+            if raw is None:
+                raise FormatError(f"{path}: line {line_no}: line too long; not a vocabulary file?")
+            if not raw:
+                return counts
+            try:
+                fields = raw.decode("utf-8", unicode_errors).split()
+            except UnicodeDecodeError as exc:
+                raise FormatError(f"{path}: line {line_no}: not valid UTF-8 ({exc.reason})") from None
+            if not fields:
+                continue
+            if len(fields) != 2 or not (fields[1].isascii() and fields[1].isdigit()):
+                raise FormatError(f"{path}: line {line_no}: expected 'word count', got {raw[:60]!r}")
+            counts[fields[0]] = int(fields[1])
+
+
+def write_vocab_counts(path, words, counts, append=False):
+    """Write ``word count`` lines (word2vec.c's ``-save-vocab`` format), atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Target file; a ``.gz``, ``.bz2``, ``.xz`` or ``.lzma`` suffix compresses.
+    words : list of str
+        The words, already checked (see :func:`write_word2vec`).
+    counts : sequence of int
+        One count per word.
+    append : bool, optional
+        Add to the end of an existing file.
+
+    Raises
+    ------
+    OutputError
+        ``path`` cannot be written.
+    """
+    path = os.fspath(path)
+
+    def write(out):
+        for start in range(0, len(words), _WRITE_ROWS):
+            block = zip(words[start:start + _WRITE_ROWS], counts[start:start + _WRITE_ROWS])
+            out.write("".join(f"{w} {c}\n" for w, c in block).encode("utf-8"))
+
+    _atomic_write(path, write, append)

@@ -65,7 +65,7 @@ def _binary_capacity(path, count, dim):
     return min(count, max(1, (64 << 20) // (4 * dim)))
 
 
-def read_binary_records(reader, path, count, dim, unicode_errors):
+def read_binary_records(reader, path, count, dim, unicode_errors, encoding="utf-8"):
     """Read ``count`` binary records (word, space, ``dim`` little-endian float32, optional newline).
 
     Parameters
@@ -78,6 +78,8 @@ def read_binary_records(reader, path, count, dim, unicode_errors):
         Records to read and values per vector.
     unicode_errors : str
         How words that are not UTF-8 are decoded.
+    encoding : str, optional
+        The words' encoding (an ASCII-compatible codec name).
 
     Returns
     -------
@@ -95,7 +97,7 @@ def read_binary_records(reader, path, count, dim, unicode_errors):
         message gives the record's byte offset.
     """
     vectors, raws = _read_matrix(reader, path, count, dim)
-    words = _decode_words(raws, path, dim, unicode_errors)
+    words = _decode_words(raws, path, dim, unicode_errors, encoding)
     del raws
     bad = first_nonfinite_row(vectors)
     if bad >= 0:
@@ -186,20 +188,20 @@ def _read_on(reader, path, sp, done, count, dim):
         )
 
 
-def _decode_words(raws, path, dim, unicode_errors):
+def _decode_words(raws, path, dim, unicode_errors, encoding):
     """Decode the raw word bytes of a binary file (all at once when possible)."""
     try:
-        words = b"\n".join(raws).decode("utf-8", unicode_errors).split("\n") if raws else []
+        words = b"\n".join(raws).decode(encoding, unicode_errors).split("\n") if raws else []
         if len(words) == len(raws):
             return words
-        return [r.decode("utf-8", unicode_errors) for r in raws]
+        return [r.decode(encoding, unicode_errors) for r in raws]
     except UnicodeDecodeError:
         for row, r in enumerate(raws):
             try:
-                r.decode("utf-8", unicode_errors)
+                r.decode(encoding, unicode_errors)
             except UnicodeDecodeError as exc:
                 raise FormatError(
-                    f"{path}: {_record_place(path, row, dim)}: word is not valid UTF-8 "
+                    f"{path}: {_record_place(path, row, dim)}: word is not valid {stream.encoding_label(encoding)} "
                     f"({exc.reason} at byte {exc.start} of "
                     "the word); pass unicode_errors='replace' (command line: --unicode-errors replace) "
                     "to load it anyway"

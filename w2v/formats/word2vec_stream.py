@@ -5,13 +5,14 @@ for the messages of the record readers (:mod:`w2v.formats.word2vec_binary`,
 :mod:`w2v.formats.word2vec_text`); :data:`MAX_WORD` bounds a word for the
 readers and the writer alike.
 """
+import codecs
 import re
 
 from ..errors import FormatError
 from ..opener import DECODE_ERRORS, compression_of, open_binary
 
-__all__ = ["MAX_WORD", "BlockReader", "check_nothing_follows", "compression", "least_bytes", "looks_text",
-           "open_input", "parse_header"]
+__all__ = ["MAX_WORD", "BlockReader", "check_nothing_follows", "compression", "encoding_label", "least_bytes",
+           "looks_text", "open_input", "parse_header"]
 
 _BLOCK = 1 << 23          # bytes read at a time from word2vec files
 _MAX_HEADER = 4096        # longest acceptable header line
@@ -26,6 +27,11 @@ _MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a co
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _WORD_END = re.compile(rb"[ \n]")
 _NEWLINES = re.compile(rb"\n*")
+
+
+def encoding_label(encoding):
+    """How messages name the encoding ``encoding``: ``UTF-8`` for any of its aliases, else as given."""
+    return "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
 
 
 def compression(path):

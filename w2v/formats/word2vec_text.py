@@ -11,7 +11,7 @@ from . import word2vec_stream as stream
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["read_text_records"]
+__all__ = ["read_text_records", "text_sizes"]
 
 _TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
 _FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
@@ -51,16 +51,21 @@ def _parse_numbers(rests, dim):
     return arr.reshape(len(rests), dim) if arr.size == len(rests) * dim else None
 
 
-def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, key_to_index):
-    """Parse text lines into words and a float32 block (None if no new word)."""
+def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_index):
+    """Parse text lines into words and a float32 block (None if no new word).
+
+    ``decoding`` is ``(encoding, unicode_errors)``.
+    """
+    encoding, unicode_errors = decoding
     rests, line_of_row = [], []
     for k, raw in enumerate(lines):
         line_no = first_line_no + k
         try:
-            text = raw.decode("utf-8", errors=unicode_errors)
+            text = raw.decode(encoding, errors=unicode_errors)
         except UnicodeDecodeError as exc:
             raise FormatError(
-                f"{path}: line {line_no}: not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+                f"{path}: line {line_no}: not valid {stream.encoding_label(encoding)} "
+                f"({exc.reason} at byte {exc.start}); "
                 "pass unicode_errors='replace' (command line: --unicode-errors replace) to load it anyway"
             ) from None
         text = text.rstrip()
@@ -91,7 +96,7 @@ def _parse_text_block(lines, first_line_no, path, dim, unicode_errors, words, ke
     return block
 
 
-def read_text_records(reader, path, count, dim, unicode_errors):
+def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8", header_lines=1):
     """Read ``count`` text lines (``word v1 ... vdim``) into words and a float32 matrix.
 
     Parameters
@@ -104,6 +109,11 @@ def read_text_records(reader, path, count, dim, unicode_errors):
         Lines to read and values per line.
     unicode_errors : str
         How lines that are not UTF-8 are decoded.
+    encoding : str, optional
+        The lines' encoding (an ASCII-compatible codec name).
+    header_lines : int, optional
+        Lines before the first record (0 for a file without a header), for
+        the line numbers of the messages.
 
     Returns
     -------
@@ -119,9 +129,10 @@ def read_text_records(reader, path, count, dim, unicode_errors):
     words, key_to_index = [], {}
     blocks = []
     max_line = max(1 << 20, 64 * (dim + 1) + stream.MAX_WORD)
-    line_no = 1
-    batch, batch_start = [], 2
-    while line_no - 1 < count:
+    decoding = (encoding, unicode_errors)
+    line_no = header_lines
+    batch, batch_start = [], header_lines + 1
+    while line_no - header_lines < count:
         line = reader.readline(max_line)
         line_no += 1
         if line is None:
@@ -129,16 +140,16 @@ def read_text_records(reader, path, count, dim, unicode_errors):
         if not line:
             raise FormatError(
                 f"{path}: line {line_no}: unexpected end of file; the header declares {count} vectors "
-                f"but only {line_no - 2} lines follow (truncated file or wrong header?)"
+                f"but only {line_no - 1 - header_lines} lines follow (truncated file or wrong header?)"
             )
         batch.append(line)
         if len(batch) >= 4096:
-            block = _parse_text_block(batch, batch_start, path, dim, unicode_errors, words, key_to_index)
+            block = _parse_text_block(batch, batch_start, path, dim, decoding, words, key_to_index)
             if block is not None:
                 blocks.append(block)
             batch, batch_start = [], line_no + 1
     if batch:
-        block = _parse_text_block(batch, batch_start, path, dim, unicode_errors, words, key_to_index)
+        block = _parse_text_block(batch, batch_start, path, dim, decoding, words, key_to_index)
         if block is not None:
             blocks.append(block)
     if blocks:
@@ -148,3 +159,54 @@ def read_text_records(reader, path, count, dim, unicode_errors):
     return words, np.ascontiguousarray(vectors), key_to_index
 
 
+
+
+def text_sizes(path, limit, decoding):
+    """The number of vectors and their dim in a text file without a header line (gensim's ``no_header``).
+
+    Counts the non-blank lines (at most ``limit``) and takes the dim from
+    the first line's number of fields.
+
+    Parameters
+    ----------
+    path : str
+    limit : int or None
+    decoding : tuple of (str, str)
+        ``(encoding, unicode_errors)`` of the lines.
+
+    Returns
+    -------
+    count, dim : int
+
+    Raises
+    ------
+    FormatError
+        The file holds no line, or its first line has no value after the word.
+    """
+    count = dim = 0
+    with stream.open_input(path) as fin:
+        reader = stream.BlockReader(fin, path)
+        reader.more()
+        max_line = 1 << 30
+        while limit is None or count < limit:
+            line = reader.readline(max_line)
+            if line is None:
+                raise FormatError(f"{path}: line {count + 1}: line longer than {max_line} bytes; corrupt file?")
+            if not line:
+                break
+            if not line.strip():
+                continue
+            if count == 0:
+                try:
+                    fields = line.decode(*decoding).rstrip().split(" ")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(f"{path}: line 1: not valid {stream.encoding_label(decoding[0])} "
+                                      f"({exc.reason} at byte {exc.start})") from None
+                dim = len(fields) - 1
+                if dim < 1:
+                    raise FormatError(f"{path}: line 1: expected a word and its values, found no value "
+                                      "(the file has no header: no_header=True)")
+            count += 1
+    if count == 0:
+        raise FormatError(f"{path}: empty file: no vector to read")
+    return count, dim
