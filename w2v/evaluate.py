@@ -14,6 +14,7 @@ The bundled test sets live in ``data/eval`` (see :func:`default_eval_paths`).
 """
 from __future__ import annotations
 
+import codecs
 import logging
 import math
 import os
@@ -62,8 +63,8 @@ def default_eval_paths():
     }
 
 
-def _read_lines(path):
-    """Decoded lines of a (possibly compressed) UTF-8 text file."""
+def _read_lines(path, encoding="utf-8"):
+    """Decoded lines of a (possibly compressed) text file, UTF-8 unless ``encoding`` says otherwise."""
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FormatError(f"{path}: is a directory, not an evaluation file")
@@ -75,7 +76,14 @@ def _read_lines(path):
     except (*DECODE_ERRORS, ValueError) as exc:
         # a corrupt .gz or .bz2 file raises OSError (gzip.BadGzipFile), a corrupt .xz LZMAError
         raise FormatError(f"{path}: cannot read: {exc}") from None
-    text = decode_utf8(raw, path)
+    if codecs.lookup(encoding).name == "utf-8":
+        text = decode_utf8(raw, path)
+    else:
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise FormatError(f"{path}: line {line}: not valid {encoding}") from None
     return text[1:].splitlines() if text.startswith("\ufeff") else text.splitlines()   # a byte-order mark
 
 
@@ -410,9 +418,22 @@ def spearman(x, y):
     return rho, _p_value("spearmanr", rho, x, y)
 
 
-def _parse_pair_line(line):
+def _check_text_options(delimiter, encoding):
+    """The delimiter (None: find it per line) and encoding of a word-pair file, checked."""
+    if delimiter is not None and (not isinstance(delimiter, str) or not delimiter):
+        raise ParameterError(f"delimiter must be a non-empty str or None, got {delimiter!r}")
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ParameterError(f"encoding must be the name of a text encoding, got {encoding!r}") from None
+    return delimiter, encoding
+
+
+def _parse_pair_line(line, delimiter=None):
     """(word1, word2, score) or None for a line of a word-similarity file."""
-    if "\t" in line:
+    if delimiter is not None:
+        fields = line.split(delimiter)
+    elif "\t" in line:
         fields = line.split("\t")
     elif "," in line:
         fields = line.split(",")
@@ -432,7 +453,8 @@ def _parse_pair_line(line):
     return None
 
 
-def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, dummy4unknown=False):
+def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, dummy4unknown=False,
+                        delimiter=None, encoding="utf-8"):
     """Correlation between model cosine similarities and human judgements.
 
     Gives the same numbers as gensim's ``KeyedVectors.evaluate_word_pairs``
@@ -454,6 +476,12 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
         Compare upper-cased words (the first case variant gives the vector).
     dummy4unknown : bool, optional
         Give pairs with unknown words similarity 0 instead of skipping them.
+    delimiter : str, optional
+        Split every line at this string only; when None (the default) a
+        line is split at tabs if it holds one, else at commas, else at
+        whitespace.
+    encoding : str, optional
+        The file's encoding.
 
     Returns
     -------
@@ -474,11 +502,13 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
     FileNotFoundError
         ``path`` does not exist.
     ParameterError
-        ``restrict_vocab`` is not a non-negative integer or None.
+        ``restrict_vocab`` is not a non-negative integer or None, ``delimiter``
+        is not a non-empty str, or ``encoding`` names no encoding.
     """
     restrict_vocab = _check_restrict(restrict_vocab)
+    text_options = _check_text_options(delimiter, encoding)
     ok_vocab = _ok_vocab(kv, restrict_vocab, case_insensitive)
-    pairs, oov = _read_pairs(path, ok_vocab, case_insensitive)
+    pairs, oov = _read_pairs(path, ok_vocab, case_insensitive, text_options)
     vectors = kv.vectors
     gold, model = [], []
     for a, b, score in pairs:
@@ -502,15 +532,16 @@ def evaluate_word_pairs(kv, path, restrict_vocab=300000, case_insensitive=True, 
     return p, s, oov_ratio
 
 
-def _read_pairs(path, ok_vocab, case_insensitive):
+def _read_pairs(path, ok_vocab, case_insensitive, text_options=(None, "utf-8")):
     """The scored word pairs of a file as ``(row_a, row_b, score)`` (rows None when out of
-    vocabulary), and how many are out of vocabulary."""
+    vocabulary), and how many are out of vocabulary; ``text_options`` is ``(delimiter, encoding)``."""
+    delimiter, encoding = text_options
     pairs = []
     oov = 0
-    for line_no, line in enumerate(_read_lines(path), 1):
+    for line_no, line in enumerate(_read_lines(path, encoding), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        item = _parse_pair_line(line)
+        item = _parse_pair_line(line, delimiter)
         if item is None:
             logger.info("skipping line %d of %s (no word pair with a score)", line_no, path)
             continue

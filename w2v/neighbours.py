@@ -11,6 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from . import arrays
+from .aliases import renamed
 from .arrays import unitrows, unitvec
 from .errors import ParameterError
 from .terms import KEY_TYPES, bad_key, check_vector, ensure_list, is_key
@@ -86,6 +87,17 @@ class NeighboursMixin:
         return ParameterError("the query terms cancel out: their weighted mean is the zero vector")
 
     @staticmethod
+    def _clip_range(clip_start, clip_end, restrict_vocab, n):
+        """The rows ``[start, end)`` that :meth:`most_similar` searches (gensim's clip rules)."""
+        if restrict_vocab:
+            return 0, NeighboursMixin._clip(restrict_vocab, n)
+        for name, value in (("clip_start", clip_start), ("clip_end", clip_end)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, Integral) or value < 0):
+                raise ParameterError(f"{name} must be a non-negative integer, got {value!r}")
+        end = min(int(clip_end), n) if clip_end else n     # gensim: clip_end 0 or None is the end
+        return min(int(clip_start or 0), end), end
+
+    @staticmethod
     def _clip(restrict_vocab, n):
         if restrict_vocab:
             if isinstance(restrict_vocab, bool) or not isinstance(restrict_vocab, Integral) or restrict_vocab < 0:
@@ -93,7 +105,8 @@ class NeighboursMixin:
             return min(int(restrict_vocab), n)
         return n
 
-    def most_similar(self, positive=None, negative=None, topn=10, restrict_vocab=None):
+    def most_similar(self, positive=None, negative=None, topn=10, clip_start=0, clip_end=None, restrict_vocab=None,
+                     indexer=None):
         """Words closest by cosine to the mean of ``positive`` minus ``negative``.
 
         Parameters
@@ -104,9 +117,16 @@ class NeighboursMixin:
             Words (or vectors) that count negatively (weight -1 unless given).
         topn : int or None, optional
             Number of results; None returns the similarity to every word of
-            the (restricted) vocabulary as an array.
+            the searched rows as an array.
+        clip_start, clip_end : int, optional
+            Search only the rows ``clip_start`` to ``clip_end`` (excluded;
+            None or 0 for the last row).
         restrict_vocab : int, optional
-            Search only the first ``restrict_vocab`` words.
+            Search only the first ``restrict_vocab`` words (overrides the clips).
+        indexer : object, optional
+            An approximate nearest-neighbour index: when ``topn`` is an
+            integer, the answer is ``indexer.most_similar(mean, topn)``, with
+            ``mean`` the unit query vector (gensim's ``AnnoyIndexer`` protocol).
 
         Returns
         -------
@@ -119,17 +139,18 @@ class NeighboursMixin:
         UnknownWordError
             An input word is not in the vocabulary.
         ParameterError
-            ``topn`` is not an integer or None; an input vector is not of
-            length ``dim`` or not finite; a weight is not a finite number; or
-            the query has no direction: its terms cancel out, or it is made of
-            zero vectors (``"'a' has a zero vector: no direction to compare"``).
+            ``topn`` is not an integer or None; a clip is not a non-negative
+            integer; an input vector is not of length ``dim`` or not finite; a
+            weight is not a finite number; or the query has no direction: its
+            terms cancel out, or it is made of zero vectors (``"'a' has a
+            zero vector: no direction to compare"``).
         """
         _check_topn(topn)
         if isinstance(topn, Integral) and topn < 1:
             return []
         keys, weight = self._parse_terms(positive, negative)
         self.fill_norms()
-        clip_end = self._clip(restrict_vocab, len(self))
+        clip_start, clip_end = self._clip_range(clip_start, clip_end, restrict_vocab, len(self))
         raw = self.get_mean_vector(keys, weight, pre_normalize=True, post_normalize=False, ignore_missing=False)
         # terms that cancel (positive=["a"], negative=["a"]; or ["a", "b"] against ["b", "a"],
         # which leaves float32 rounding, ~1e-8 of the terms' size) have no direction: their
@@ -139,10 +160,12 @@ class NeighboursMixin:
         if not float(np.linalg.norm(raw)) * float(np.abs(weight).sum()) > 1e-5 * size:
             raise self._no_direction(keys, weight)
         mean = unitvec(raw).astype(np.float32)
+        if indexer is not None and isinstance(topn, Integral):
+            return indexer.most_similar(mean, topn)
         all_keys = [
             self.get_index(key) for key in keys if isinstance(key, KEY_TYPES) and self.has_index_for(key)
         ]
-        vecs, div = self._vectors[:clip_end], self._div[:clip_end]
+        vecs, div = self._vectors[clip_start:clip_end], self._div[clip_start:clip_end]
         if not topn:
             return np.dot(vecs, mean) / div
         # the negated cosines, computed in place: vecs @ -mean is -(vecs @ mean) bit for bit
@@ -152,7 +175,8 @@ class NeighboursMixin:
         best = bottom_indices(neg, topn + len(all_keys))
         excluded = set(all_keys)
         # 0.0 - x rather than -x: a zero vector's score is 0.0, not -0.0
-        result = [(self.index_to_key[i], 0.0 - float(neg[i])) for i in best if i not in excluded]
+        result = [(self.index_to_key[i + clip_start], 0.0 - float(neg[i]))
+                  for i in best.tolist() if i + clip_start not in excluded]
         return result[:topn]
 
     def most_similar_cosmul(self, positive=None, negative=None, topn=10, restrict_vocab=None):
@@ -218,7 +242,10 @@ class NeighboursMixin:
         """Most similar words to one word (see :meth:`most_similar`)."""
         return self.most_similar(positive=[word], topn=topn, restrict_vocab=restrict_vocab)
 
-    similar_by_key = similar_by_word
+    @renamed(word="key")
+    def similar_by_key(self, key, topn=10, restrict_vocab=None):
+        """Most similar words to one word or row index (see :meth:`most_similar`; ``word`` is an alias of ``key``)."""
+        return self.most_similar(positive=[key], topn=topn, restrict_vocab=restrict_vocab)
 
     def similar_by_vector(self, vector, topn=10, restrict_vocab=None):
         """Most similar words to a vector (see :meth:`most_similar`).

@@ -6,9 +6,13 @@ matrix with one row per word.  Its query methods follow gensim's
 weights +1/-1, input words excluded from the answers), so results can be
 compared one to one.  The class is assembled from mixins, one per concept:
 lookups (:mod:`w2v.lookup`), similarities of given words
-(:mod:`w2v.similarity`) and nearest-neighbour queries (:mod:`w2v.neighbours`);
-this module keeps the storage, the norms, and :func:`load` / :func:`save`,
-which build and take KeyedVectors with the codecs of :mod:`w2v.formats`.
+(:mod:`w2v.similarity`), nearest-neighbour queries (:mod:`w2v.neighbours`),
+ranks and document distances (:mod:`w2v.ranking`), per-word attributes
+(:mod:`w2v.vecattrs`), adding and changing vectors (:mod:`w2v.editing`),
+files (:mod:`w2v.vectorfiles`), evaluation (:mod:`w2v.intrinsic`) and
+gensim's deprecated names (:mod:`w2v.legacy`).  Together they give every
+public method of gensim 4.4's ``KeyedVectors``, with its parameter names.
+This module keeps the storage, the norms, and :func:`load` / :func:`save`.
 
 Using the vectors in PyTorch::
 
@@ -23,18 +27,23 @@ Using the vectors in PyTorch::
 from __future__ import annotations
 
 import os
+from numbers import Integral
 
 import numpy as np
 
-from . import evaluate
 from .arrays import check_finite, row_norms
+from .editing import EditingMixin
 from .errors import FormatError, ParameterError
-from .formats import (check_limit, check_unicode_errors, read_native, read_word2vec, write_native,
-                      write_word2vec)
+from .formats import write_native, write_word2vec
+from .intrinsic import IntrinsicMixin
+from .legacy import LegacyMixin
 from .lookup import LookupMixin
 from .neighbours import NeighboursMixin
 from .opener import strip_compression_suffix
+from .ranking import RankingMixin
 from .similarity import SimilarityMixin
+from .vecattrs import VecattrsMixin
+from .vectorfiles import FilesMixin
 
 __all__ = ["KeyedVectors", "load", "load_native", "load_word2vec_format", "save", "save_native",
            "save_word2vec_format"]
@@ -65,13 +74,27 @@ def _as_matrix(value):
     return arr
 
 
-class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
+def _check_counts(counts, n):
+    """``counts`` as a C-contiguous int64 array of ``n`` integers (ParameterError otherwise)."""
+    counts = np.asarray(counts)
+    if counts.ndim != 1 or counts.shape[0] != n:
+        raise ParameterError(f"counts has shape {counts.shape}, expected ({n},)")
+    if counts.size and not np.issubdtype(counts.dtype, np.integer):
+        if counts.dtype.kind not in "fb" or not np.all(np.isfinite(counts)) or np.any(counts != np.round(counts)):
+            raise ParameterError("counts must be integers")
+    return np.ascontiguousarray(counts, dtype=np.int64)
+
+
+class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, VecattrsMixin, EditingMixin,
+                   FilesMixin, IntrinsicMixin, LegacyMixin):
     """A vocabulary and one float32 vector per word.
 
     Parameters
     ----------
-    index_to_key : list of str
-        The words, in row order (usually by descending frequency).
+    index_to_key : list of str, or int
+        The words, in row order (usually by descending frequency).  An
+        integer is a vector size, as gensim's ``KeyedVectors(vector_size)``:
+        empty vectors of that dim, to fill with :meth:`add_vectors`.
     vectors : array_like, shape (len(index_to_key), dim)
         The vectors.  Stored as C-contiguous float32; an array that already
         is float32 and C-contiguous (a read-only ``np.memmap`` included) is
@@ -87,6 +110,9 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
     key_to_index : dict of str to int
     vectors : numpy.ndarray
     counts : numpy.ndarray or None
+        The ``'count'`` entry of :attr:`expandos`.
+    expandos : dict of str to numpy.ndarray
+        Per-word attributes, one value per word (gensim's; see :meth:`set_vecattr`).
     settings : dict
     vector_size, dim : int
 
@@ -130,9 +156,15 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
         torch.nn.Embedding.from_pretrained(torch.from_numpy(kv.vectors))
     """
 
-    def __init__(self, index_to_key, vectors, counts=None, settings=None):
+    def __init__(self, index_to_key, vectors=None, counts=None, settings=None):
         if isinstance(index_to_key, str):
             raise ParameterError("index_to_key must be a list of str, not a str")
+        if isinstance(index_to_key, Integral) and not isinstance(index_to_key, bool) and vectors is None:
+            if index_to_key < 1:
+                raise ParameterError(f"vector_size must be a positive integer, got {index_to_key!r}")
+            index_to_key, vectors = [], np.zeros((0, int(index_to_key)), dtype=np.float32)
+        if vectors is None:
+            raise ParameterError("vectors must be given with the words (or pass a vector size alone)")
         keys = list(index_to_key)
         key_to_index = dict(zip(keys, range(len(keys))))
         if len(key_to_index) != len(keys) or not all(issubclass(t, str) for t in set(map(type, keys))):
@@ -146,16 +178,7 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
         self.index_to_key = keys
         self._key_to_index = key_to_index
         self.vectors = vectors
-        if counts is not None:
-            counts = np.asarray(counts)
-            if counts.ndim != 1 or counts.shape[0] != len(keys):
-                raise ParameterError(
-                    f"counts has shape {counts.shape}, expected ({len(keys)},)"
-                )
-            if counts.size and not np.issubdtype(counts.dtype, np.integer):
-                if not np.all(np.isfinite(counts)) or np.any(counts != np.round(counts)):
-                    raise ParameterError("counts must be integers")
-            counts = np.ascontiguousarray(counts, dtype=np.int64)
+        self.expandos = {}
         self.counts = counts
         self.settings = dict(settings) if settings else {}
         #: where the vectors were loaded from and in which format (set by the loaders)
@@ -177,7 +200,9 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
         self._key_to_index = key_to_index
         self._source_for_errors = source
         self._set_vectors(vectors, check_values=False)   # the loaders checked the values
-        self.counts = None if counts is None else np.ascontiguousarray(counts, dtype=np.int64)
+        self.expandos = {}
+        if counts is not None:
+            self.expandos["count"] = np.ascontiguousarray(counts, dtype=np.int64)
         self.settings = dict(settings) if settings else {}
         self.source_format = None
         self.source_path = None
@@ -202,6 +227,18 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
     def key_to_index(self, value):
         self._key_to_index = value
         self._scanned = None
+
+    @property
+    def counts(self):
+        """Corpus frequency of each word (int64), or None: the ``'count'`` entry of :attr:`expandos`."""
+        return self.expandos.get("count")
+
+    @counts.setter
+    def counts(self, value):
+        if value is None:
+            self.expandos.pop("count", None)
+        else:
+            self.expandos["count"] = _check_counts(value, len(self.index_to_key))
 
     # ------------------------------------------------------------------ storage
     @property
@@ -301,37 +338,6 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin):
     def __repr__(self):
         return f"<KeyedVectors: {len(self)} words x {self.vector_size} dims>"
 
-    # ------------------------------------------------------- saving, evaluation
-    def save(self, path):
-        """Save in the native format (a directory); see :func:`save_native`."""
-        save_native(self, path)
-
-    def save_word2vec_format(self, path, binary=True):
-        """Save in word2vec.c's format; see :func:`save_word2vec_format`."""
-        save_word2vec_format(self, path, binary=binary)
-
-    @classmethod
-    def load(cls, path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
-        """Load any supported format; see :func:`load`."""
-        return load(path, binary=binary, limit=limit, mmap=mmap, unicode_errors=unicode_errors)
-
-    @classmethod
-    def load_word2vec_format(cls, path, binary=None, limit=None, unicode_errors="strict"):
-        """Load word2vec.c's binary or text format (gensim's name); see :func:`load_word2vec_format`."""
-        return load_word2vec_format(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
-
-    def evaluate_word_analogies(self, path, restrict_vocab=300000, case_insensitive=True,
-                                dummy4unknown=False, method="3cosadd"):
-        """Analogy accuracy; see :func:`w2v.evaluate.evaluate_word_analogies`."""
-        return evaluate.evaluate_word_analogies(self, path, restrict_vocab=restrict_vocab,
-                                                case_insensitive=case_insensitive,
-                                                dummy4unknown=dummy4unknown, method=method)
-
-    def evaluate_word_pairs(self, path, restrict_vocab=300000, case_insensitive=True, dummy4unknown=False):
-        """Correlation with human similarity judgements; see :func:`w2v.evaluate.evaluate_word_pairs`."""
-        return evaluate.evaluate_word_pairs(self, path, restrict_vocab=restrict_vocab,
-                                            case_insensitive=case_insensitive, dummy4unknown=dummy4unknown)
-
 
 # --------------------------------------------------------------------------- loading and saving
 def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict"):
@@ -369,12 +375,7 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
     FileNotFoundError
         ``path`` does not exist.
     """
-    data = read_word2vec(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
-    path = os.fspath(path)
-    kv = KeyedVectors._trusted(data.words, data.vectors, key_to_index=data.key_to_index, source=path)
-    kv.source_format = "word2vec-binary" if data.binary else "word2vec-text"
-    kv.source_path = path
-    return kv
+    return KeyedVectors.load_word2vec_format(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
 
 
 def load_native(path, mmap=True, check_values=True):
@@ -407,12 +408,7 @@ def load_native(path, mmap=True, check_values=True):
     FileNotFoundError
         ``path`` does not exist.
     """
-    data = read_native(path, mmap=mmap, check_values=check_values)
-    kv = KeyedVectors._trusted(data.words, data.vectors, counts=data.counts, settings=data.settings,
-                               source=data.vocab_path)
-    kv.source_format = "native"
-    kv.source_path = os.fspath(path)
-    return kv
+    return KeyedVectors._from_native(path, mmap=mmap, check_values=check_values)
 
 
 def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
@@ -450,20 +446,7 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
         ``limit`` is not a positive integer, or ``unicode_errors`` is not
         the name of an error handler.
     """
-    limit = check_limit(limit)
-    check_unicode_errors(unicode_errors)
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        kv = load_native(path, mmap=mmap)
-        if limit is not None and limit < len(kv):
-            sub = KeyedVectors(
-                kv.index_to_key[:limit], kv.vectors[:limit],
-                counts=None if kv.counts is None else kv.counts[:limit], settings=kv.settings,
-            )
-            sub.source_format, sub.source_path = kv.source_format, kv.source_path
-            kv = sub
-        return kv
-    return load_word2vec_format(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
+    return KeyedVectors.load(path, mmap=bool(mmap), binary=binary, limit=limit, unicode_errors=unicode_errors)
 
 
 def save_word2vec_format(kv, path, binary=True):
