@@ -506,9 +506,10 @@ class Word2Vec:
     def _run_epochs(self, quiet, progress_stream, on_epoch_end):
         s = self.settings
         if not self._encoded.has_context():
+            n = len(self.vocab)
             raise CorpusError(f"nothing to train: no sentence of the corpus holds two words of the vocabulary "
-                              f"({len(self.vocab):,} words of min_count {s.min_count} or more), so no word has "
-                              "a context; give more text, or a lower min_count")
+                              f"({n:,} word{'s' if n != 1 else ''} of min_count {s.min_count} or more), so no "
+                              "word has a context; give more text, or a lower min_count")
         progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet,
                             words_per_id=self.corpus_tokens / max(1, self._encoded.length))
         stop = threading.Event()
