@@ -7,7 +7,7 @@ from .common import say
 
 
 def train_on_dask(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end,
-                  update_vocab=False):
+                  update_vocab=False, allow_binary=False):
     """Train ``model`` on ``corpus`` with Dask: an existing scheduler or a local cluster.
 
     Raises
@@ -40,13 +40,13 @@ def train_on_dask(model, corpus, scheduler, dask_workers, round_words, threads, 
     for n in names:
         logging.getLogger(n).setLevel(logging.CRITICAL + 1)
     try:
-        _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end)
+        _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end, allow_binary)
     finally:
         for n, level in levels.items():
             logging.getLogger(n).setLevel(level)
 
 
-def _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end):
+def _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end, allow_binary):
     from w2v.distributed import DistributedError, dask_client
 
     with dask_client(scheduler=scheduler, n_workers=dask_workers, threads_per_worker=threads or 1) as client:
@@ -55,7 +55,7 @@ def _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, 
             say(f"training on the {where}")
         try:
             model.train(list(corpus), quiet=quiet, client=client, on_epoch_end=on_epoch_end,
-                        round_words=round_words)
+                        round_words=round_words, allow_binary=allow_binary)
         except DistributedError as exc:
             state = model.run_state or {}
             done = state.get("epochs_done", 0)

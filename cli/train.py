@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
+from w2v.atomic import creation_error
 from w2v.corpus import TOKENIZERS, resolve_inputs
 from w2v.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import CorpusError, OutputError, ParameterError
 from w2v.progress import Progress
-from w2v.settings import available_cores
+from w2v.settings import MAX_THREADS, available_cores
 
 from . import resume as full
 from .common import json_safe, one_line_errors, say
@@ -22,7 +23,14 @@ DEMO_WORDS = ("man", "woman", "house", "sea", "night", "king", "love", "father")
 
 
 def check_writable(path):
-    """Fail before training, not after, if ``path`` cannot be written."""
+    """Fail before training, not after, if ``path`` cannot be written.
+
+    The file is written as a temporary file in its folder, renamed over it
+    (:func:`w2v.atomic.atomic_write`), so a temporary file is created there
+    and removed: the permission bits do not bind root, and ``/proc`` takes
+    no new file whatever they say.  A device or a pipe is written through,
+    and only its permissions are checked.
+    """
     path = os.path.abspath(path)
     parent = os.path.dirname(path)
     if os.path.isdir(path):
@@ -33,6 +41,16 @@ def check_writable(path):
         raise OutputError(f"output directory is not writable: {parent}")
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise OutputError(f"output file is not writable: {path}")
+    if os.path.exists(path) and not os.path.isfile(path):
+        return
+    check_can_create(parent, f"output directory is not writable: {parent}")
+
+
+def check_can_create(directory, message):
+    """Raise ``OutputError(message)``, with the reason, unless a file can be created in ``directory``."""
+    reason = creation_error(directory)
+    if reason is not None:
+        raise OutputError(f"{message} (creating a file there failed: {reason})")
 
 
 def check_distinct_outputs(**paths):
@@ -143,6 +161,10 @@ def check_outputs_not_corpus(corpus, **paths):
               help="With Dask: tokens each worker trains between two synchronizations [default: 1000000].")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Write timings, throughput and losses as JSON to this file.")
+@click.option("--allow-binary", is_flag=True,
+              help="Read inputs that do not look like text (by default an input whose first 65,536 "
+                   "characters hold a NUL byte, or more than 30% bytes that are not UTF-8 or control "
+                   "characters, is refused).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @one_line_errors
 def train(corpus, **options):
@@ -217,6 +239,7 @@ class TrainCommand:
     scheduler: str = None
     dask_workers: int = None
     round_words: int = None
+    allow_binary: bool = False
 
     @property
     def demo(self):
@@ -245,6 +268,9 @@ class TrainCommand:
         """Refuse bad combinations and unwritable outputs before the corpus is read."""
         if self.memory_budget < 0:   # in MiB here; the library's message would give bytes
             raise ParameterError(f"--memory-budget must be >= 0 MiB (got {self.memory_budget})")
+        if self.threads is not None and not 0 <= self.threads <= MAX_THREADS:   # 0 is the CLI's own
+            raise ParameterError(f"--threads must be 0 (the cores available) or from 1 to {MAX_THREADS} "
+                                 f"(got {self.threads})")
         if self.update_vocab and not self.resume:
             raise click.UsageError("--update-vocab needs --resume")
         if self.round_words is not None and not self.on_dask:
@@ -259,6 +285,8 @@ class TrainCommand:
         for option, path in (("--save-model", self.save_model), ("--checkpoint", self.checkpoint)):
             if path:
                 full.check_model_dir(path, option)
+                parent = os.path.dirname(os.path.abspath(path))   # the model is written next to it first
+                check_can_create(parent, f"{option} {path}: directory {parent} is not writable")
 
     def make_model(self, ctx):
         """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
@@ -283,11 +311,11 @@ class TrainCommand:
         if self.on_dask:
             from .dask_train import train_on_dask
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.round_words, self.threads,
-                          self.quiet, hook, self.update_vocab)
-        elif self.resume and not self.update_vocab:
-            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook)   # the model's vocabulary as it is
+                          self.quiet, hook, self.update_vocab, self.allow_binary)
+        elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
+            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary)
         else:
-            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab)
+            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary)
             m.train(quiet=self.quiet, on_epoch_end=hook)
 
     def save(self, m, shown):

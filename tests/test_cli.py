@@ -69,13 +69,17 @@ def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
 
 def test_epoch_without_examples_says_why(tmp_path):
     # four words of frequency 1/4 each: subsampling at 1e-3 keeps each with
-    # probability ~7%, so with this seed nothing is trained; with sample 0 it is
+    # probability ~7%, so with this seed nothing is trained (an error: the vectors
+    # would be the random ones it started from); with sample 0 it is
     corpus = tmp_path / "tiny.txt"
     corpus.write_text("alpha beta gamma delta\n")
     base = ["train", str(corpus), "--min-count", "1", "--epochs", "1", "--threads", "1", "--seed", "1"]
     res = run(base + ["-o", str(tmp_path / "a.bin")])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output
     assert "epoch 1: no training examples" in res.output and "nan" not in res.output
+    assert res.output.splitlines()[-1] == ("Error: nothing was trained: no training example in 1 epoch (subsampling "
+                                           "dropped every word that had a context; on a tiny corpus set sample to 0)")
+    assert not (tmp_path / "a.bin").exists()
     res = run(base + ["-o", str(tmp_path / "b.bin"), "--sample", "0"])
     assert res.exit_code == 0, res.output
     assert re.search(r"epoch 1: mean loss \d+\.\d+ over [1-9]\d* examples", res.output), res.output
@@ -280,18 +284,20 @@ def test_save_model_holding_the_corpus_is_refused(small_corpus, tmp_path):
 
 def test_report_json_is_strict_json(small_corpus, tmp_path):
     # an epoch without examples has loss NaN: json.dumps wrote a bare NaN, which JSON has not
+    # (four words of frequency 1/4: with this seed subsampling leaves examples in the first epoch only;
+    # a run without any example is an error, see test_epoch_without_examples_says_why)
     import json
     rep = tmp_path / "r.json"
-    lonely = tmp_path / "one_word_lines.txt"       # no sentence has a second word: no example
-    lonely.write_text("a\nb\n" * 50)
-    res = run(["train", str(lonely), "-o", str(tmp_path / "v.bin"), "--epochs", "1", "--dim", "8",
-               "--threads", "1", "-q", "--min-count", "1", "--sample", "0", "--report-json", str(rep)])
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text("alpha beta gamma delta\n")
+    res = run(["train", str(tiny), "-o", str(tmp_path / "v.bin"), "--epochs", "2", "--dim", "8", "--seed", "35",
+               "--threads", "1", "-q", "--min-count", "1", "--report-json", str(rep)])
     assert res.exit_code == 0, res.output
 
     def refuse(name):
         raise AssertionError(f"{name} in the report")
     report = json.loads(rep.read_text(), parse_constant=refuse)
-    assert report["epoch_loss"] == [None] and report["examples"] == 0
+    assert report["epoch_loss"][0] > 0 and report["epoch_loss"][1] is None and report["examples"] > 0
 
 
 def test_standard_input_twice_is_refused(tmp_path):

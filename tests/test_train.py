@@ -667,3 +667,42 @@ def test_a_noise_table_naming_a_word_outside_the_vocabulary_is_refused(small_cor
     m.tables.noise_table = pack_alias_table(np.minimum(m.tables.noise_threshold, (1 << 32) - 1), bad)
     with pytest.raises(ParameterError, match="outside the vocabulary"):
         m.train()
+
+
+@pytest.mark.parametrize("lines", ["a\nb\n" * 50, "a\n\n\nb c\n", "x y\n", "a\n" * 9 + "b\n"])
+def test_has_context_says_whether_some_sentence_holds_two_words(tmp_path, lines):
+    from w2v.corpus import scan_corpus
+    from w2v.encoded import encode_corpus
+    from w2v.vocab import build_vocab
+
+    p = tmp_path / "c.txt"
+    p.write_text(lines)
+    sc = scan_corpus([str(p)])
+    vocab, remap = build_vocab(sc.words, sc.counts, 1, None)
+    enc = encode_corpus(sc, remap, len(vocab))
+    assert enc.has_context() == any(len(line.split()) >= 2 for line in lines.splitlines())
+    enc.close()
+
+
+def test_a_corpus_too_small_to_train_is_a_corpus_error(tmp_path):
+    # without any training example the vectors are the random ones the model started from
+    lonely = tmp_path / "one_word_lines.txt"
+    lonely.write_text("a\nb\n" * 20 + "c d e\n")   # with min_count 2, "c", "d" and "e" are dropped
+    m = Word2Vec(threads=1, dim=8, min_count=2, sample=0, epochs=2)
+    with pytest.raises(CorpusError, match=r"nothing to train: no sentence of the corpus holds two words of the "
+                                          r"vocabulary \(2 words of min_count 2 or more\)"):
+        m.train(str(lonely))
+    assert m.last_train is None, "refused before any epoch"
+    m = Word2Vec(threads=1, dim=8, min_count=1, sample=0, epochs=2).train(str(lonely))   # "c d e": examples
+    assert m.last_train.examples > 0
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text("alpha beta gamma delta\n")   # frequency 1/4 each: subsampling keeps no pair with this seed
+    m = Word2Vec(threads=1, dim=8, min_count=1, epochs=3, seed=1)
+    syn0 = None
+    with pytest.raises(CorpusError, match=r"nothing was trained: no training example in 3 epochs \(subsampling "
+                                          r"dropped every word that had a context; on a tiny corpus set sample to 0\)"):
+        m.build_vocab(str(tiny))
+        syn0 = m.syn0.copy()
+        m.train()
+    assert m.last_train.examples == 0 and np.array_equal(m.syn0, syn0)
+    assert Word2Vec(threads=1, dim=8, min_count=1, epochs=3, seed=1, sample=0).train(str(tiny)).last_train.examples

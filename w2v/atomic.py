@@ -1,9 +1,50 @@
-"""Atomic file writes: a temporary file in the target's directory, then a rename."""
+"""Atomic file writes: a temporary file in the target's directory, then a rename.
+
+Also the words of a failed write (:func:`os_error_text`), and the check that a
+folder really takes new files (:func:`creation_error`).
+"""
 import contextlib
+import errno
 import os
+import re
 import tempfile
 
 from .errors import OutputError
+
+# what numpy's tofile (np.save to a file) raises on a short write, without an errno
+_SHORT_WRITE = re.compile(r"(\d+) requested and (\d+) written")
+
+
+def os_error_text(exc):
+    """What went wrong in the ``OSError`` ``exc``, for a message: its ``strerror``.
+
+    A short write of numpy's (``"1233800 requested and 254944 written"``,
+    with no errno) is what a full disk does to it, and is said so: ``No
+    space left on device (1233800 requested and 254944 written)``.
+    """
+    if exc.strerror:
+        return exc.strerror
+    short = _SHORT_WRITE.fullmatch(str(exc))
+    if short is not None:
+        return f"{os.strerror(errno.ENOSPC)} ({short[0]})"
+    return str(exc)
+
+
+def creation_error(directory):
+    """Why no file can be created in ``directory``, or ``None`` once a temporary file was created there and removed.
+
+    ``os.access`` answers from the permission bits, which do not bind root,
+    and knows nothing of file systems that refuse new files (``/proc``):
+    only creating one tells.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".w2v-probe.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        return os_error_text(exc)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+    return None
 
 
 def umask_mode(mode=0o666):
@@ -38,7 +79,7 @@ def atomic_write(path, mode="wb"):
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
     try:
         with os.fdopen(fd, mode) as fh:
             yield fh
@@ -50,7 +91,7 @@ def atomic_write(path, mode="wb"):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
         raise
     fsync_dir(directory)    # the rename itself is durable once the directory is on disk
 
@@ -74,12 +115,12 @@ def _write_through(path, mode):
     try:
         fh = open(path, mode)
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
     try:
         with fh:
             yield fh
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
 
 
 def atomic_write_text(path, text, encoding="utf-8"):

@@ -12,11 +12,13 @@ Python tokenization again.
 Sentence boundaries (line ends and file ends) are stored in the stream itself
 as the sentinel ``-1``.  Sentences longer than ``max_sentence_length`` are
 split by the training kernel, never truncated.
+
+Which files a corpus names, how each is opened and whether it is text is
+:mod:`w2v.inputs`'s to decide (:func:`resolve_inputs` is re-exported here).
 """
 import itertools
 import os
 import re
-import stat
 import warnings
 from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +28,12 @@ import numpy as np
 from . import opener
 from .encoded import DEFAULT_MEMORY_BUDGET, SENTINEL, IdStream
 from .errors import CorpusError, CorpusWarning, ParameterError
+from .inputs import TextCheck, input_size, open_binary, open_text, resolve_inputs
 from .opener import replaced_sequences
+
+__all__ = ["TOKENIZERS", "DEFAULT_CHUNK_CHARS", "DEFAULT_MEMORY_BUDGET", "ScannedCorpus", "scan_corpus",
+           "iter_token_lines", "read_chunks", "token_pieces", "warn_replaced_bytes", "resolve_inputs", "open_binary",
+           "open_text", "input_size"]
 
 TOKENIZERS = ("whitespace", "simple", "char")
 DEFAULT_CHUNK_CHARS = 1 << 18  # characters read at a time (bounded transient memory)
@@ -35,112 +42,6 @@ MAX_TOKEN_CHUNKS = 64  # a run without a separator longer than this many chunks 
 _SIMPLE_TOKEN = re.compile(r"[^\W_]+")
 _SIMPLE_SEPARATOR = re.compile(r"[\W_]")   # what ``simple`` never keeps
 _SPACE = re.compile(r"\s")                 # exactly str.isspace()
-
-
-# --------------------------------------------------------------------------- inputs
-def _unreadable_folder(exc):
-    raise CorpusError(f"cannot read corpus folder {exc.filename}: {exc.strerror}")
-
-
-def resolve_inputs(paths):
-    """Expand corpus arguments into a list of readable inputs.
-
-    Parameters
-    ----------
-    paths : str or os.PathLike or sequence of them
-        Files, directories (walked recursively, files in sorted order, hidden
-        files and folders skipped, an unreadable file or folder an error) or
-        ``"-"`` for standard input.
-
-    Returns
-    -------
-    list of str
-        The files to read, in order (``"-"`` kept as is).
-
-    Raises
-    ------
-    CorpusError
-        A path does not exist, is unreadable, holds an unreadable file or
-        folder, or a directory holds no file.
-    """
-    if paths is None:
-        raise CorpusError("no corpus given")
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
-    try:
-        paths = [os.fsdecode(p) for p in paths]
-    except TypeError:
-        raise ParameterError(f"a corpus is a path or a list of paths, not {paths!r}") from None
-    if not paths:
-        raise CorpusError("no corpus given")
-    files = []
-    for p in paths:
-        if p == "-":
-            if "-" in files:
-                raise CorpusError("standard input (-) given more than once")
-            files.append(p)
-            continue
-        if not os.path.exists(p):
-            raise CorpusError(f"corpus path not found: {p}")
-        if os.path.isdir(p):
-            found = []
-            # a file or folder that cannot be read stops the run: skipping it would train
-            # on part of the corpus without a word
-            for root, dirs, names in os.walk(p, onerror=_unreadable_folder):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(names):
-                    if name.startswith("."):
-                        continue
-                    full = os.path.join(root, name)
-                    if os.path.isfile(full):
-                        if not os.access(full, os.R_OK):
-                            raise CorpusError(f"cannot read corpus {full}: permission denied")
-                        found.append(full)
-            if not found:
-                raise CorpusError(f"directory has no readable files: {p}")
-            files.extend(found)
-        else:
-            try:
-                mode = os.stat(p).st_mode
-            except OSError as exc:
-                raise CorpusError(f"cannot read corpus {p}: {exc.strerror}") from None
-            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
-                raise CorpusError(f"not a regular file: {p}")
-            if not os.access(p, os.R_OK):
-                raise CorpusError(f"cannot read corpus {p}: permission denied")
-            files.append(p)
-    return files
-
-
-def open_binary(path):
-    """Open a corpus file for reading bytes, decompressed as its first bytes say
-    (:func:`w2v.opener.open_binary`); ``"-"`` is standard input."""
-    try:
-        return opener.open_binary(path)
-    except OSError as exc:
-        raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
-
-
-def open_text(path):
-    """Open a corpus file as UTF-8 text, each undecodable byte sequence replaced by U+FFFD
-    and counted (:func:`w2v.opener.open_text`, :func:`w2v.opener.replaced_sequences`)."""
-    try:
-        return opener.open_text(path)
-    except OSError as exc:
-        raise CorpusError(f"cannot open corpus {path}: {exc.strerror or exc}") from None
-
-
-def input_size(files):
-    """Total size in bytes of the (possibly compressed) inputs; None if unknown (stdin)."""
-    total = 0
-    for f in files:
-        if f == "-":
-            return None
-        try:
-            total += os.path.getsize(f)
-        except OSError:
-            return None
-    return total
 
 
 # --------------------------------------------------------------------------- reading
@@ -167,7 +68,7 @@ def _tokenize_lines_fn(tokenizer, lowercase):
 
 
 def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars=DEFAULT_CHUNK_CHARS,
-                     on_bytes=None):
+                     on_bytes=None, allow_binary=False):
     """Yield ``(tokens, ends_sentence)`` pieces of the corpus, reading bounded chunks.
 
     A line longer than a chunk comes out in several pieces with
@@ -188,12 +89,19 @@ def iter_token_lines(paths, tokenizer="whitespace", lowercase=False, chunk_chars
         Characters read at a time.
     on_bytes : callable, optional
         Called with the number of characters consumed, for progress.
+    allow_binary : bool
+        Read inputs that do not look like text (:func:`w2v.inputs.not_text_reason`).
+
+    Raises
+    ------
+    CorpusError
+        An input is missing, unreadable, or not text (unless ``allow_binary``).
     """
     for path in resolve_inputs(paths):
         fh = open_text(path)
         try:
-            yield from token_pieces(read_chunks(fh, path, chunk_chars, on_bytes), tokenizer, lowercase,
-                                    chunk_chars)
+            chunks = TextCheck(path, allow_binary).chunks(read_chunks(fh, path, chunk_chars, on_bytes))
+            yield from token_pieces(chunks, tokenizer, lowercase, chunk_chars)
         finally:
             if path != "-":
                 fh.close()
@@ -313,7 +221,7 @@ class ScannedCorpus:
 
 
 def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET,
-                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None, threads=1):
+                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None, threads=1, allow_binary=False):
     """Read the corpus once: count tokens and record the provisional id stream.
 
     Parameters
@@ -335,6 +243,12 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         With 2 or more, the whitespace tokenizer (without ``lowercase``) splits
         one chunk while a second thread counts the ones before (up to
         :data:`SCAN_LAG` behind); the result is the same.
+    allow_binary : bool
+        Read inputs that do not look like text.  By default an input is
+        refused when its first 65,536 characters hold a NUL byte, or more
+        than 30% of them are bytes that are not UTF-8 or control characters
+        (:func:`w2v.inputs.not_text_reason`): an executable or an image
+        given by mistake would train nonsense.
 
     Returns
     -------
@@ -343,7 +257,8 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     Raises
     ------
     CorpusError
-        Missing or unreadable inputs, or no token at all.
+        Missing or unreadable inputs, an input that is not text (unless
+        ``allow_binary``), or no token at all.
     """
     files = resolve_inputs(paths)
     if tokenizer not in TOKENIZERS:
@@ -352,10 +267,11 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     replaced_before = replaced_sequences()
     try:
         if tokenizer == "whitespace" and not lowercase:
-            words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress, threads)
+            words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress, threads,
+                                                               allow_binary)
         else:
             words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase,
-                                                              chunk_chars, progress)
+                                                              chunk_chars, progress, allow_binary)
     except BaseException:
         stream.close()
         raise
@@ -400,7 +316,7 @@ def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace
                   stacklevel=stacklevel)
 
 
-def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress):
+def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress, allow_binary=False):
     """The general scan: decoded text, Python tokenizers, a dict of provisional ids."""
     next_id = itertools.count().__next__
     index = defaultdict(next_id)  # word -> provisional id, assigned on first sight
@@ -444,7 +360,7 @@ def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress):
         if progress is not None:
             progress(chars[0], n_tokens)
 
-    for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, on_bytes):
+    for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, on_bytes, allow_binary):
         pending.append(toks)
         pending_ends.append(ends)
         pending_len += len(toks) + 1
@@ -457,7 +373,7 @@ def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress):
     return words, counts[:len(words)].copy(), n_tokens, n_sentences
 
 
-def _scan_bytes(files, stream, chunk_bytes, progress, threads=1):
+def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=False):
     """The whitespace scan over raw bytes (:mod:`w2v.kernels.tokenize`).
 
     Gives the same words, counts and id stream as :func:`_scan_text` with
@@ -475,7 +391,7 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1):
     scan = _ByteScan(stream, chunk_bytes, progress, threads)
     try:
         for path in files:
-            scan.read_file(path)
+            scan.read_file(path, TextCheck(path, allow_binary))
     finally:
         scan.close()
     if progress is not None:
@@ -514,14 +430,19 @@ class _ByteScan:
                 self.stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
             self.n_tokens += written - newlines
 
-    def read_file(self, path):
-        """Split and count one input, chunk by chunk; the end of a file ends a sentence."""
+    def read_file(self, path, check):
+        """Split and count one input, chunk by chunk, checking that it is text (``check``, a
+        :class:`~w2v.inputs.TextCheck`); the end of a file ends a sentence."""
         fh = open_binary(path)
         try:
             carry = b""
             while True:
                 data = b"".join(read_chunks(fh, path, self.chunk_bytes, limit=1))
                 final = not data
+                if data:
+                    check.feed_bytes(data)
+                else:
+                    check.end()
                 self.done += len(data)
                 text = carry + data if carry else data
                 if not text:

@@ -10,6 +10,7 @@ result is an :class:`EncodedCorpus` that the runners read in blocks.
 Sentence boundaries (line ends and file ends) are stored in the stream itself
 as the sentinel ``-1`` (:data:`SENTINEL`).
 """
+import os
 import tempfile
 
 import numpy as np
@@ -30,7 +31,14 @@ class IdStream:
         Bytes of ids kept in RAM; beyond this the stream moves to a temporary
         file (deleted automatically, even if the process is killed).
     tmpdir : str, optional
-        Directory for the temporary file (default: ``tempfile.gettempdir()``).
+        Directory for the temporary file (default: ``tempfile.gettempdir()``,
+        which ``TMPDIR`` sets).
+
+    Raises
+    ------
+    CorpusError
+        The temporary file cannot be created or written (a full disk): the
+        message names its folder.
     """
 
     def __init__(self, memory_budget=DEFAULT_MEMORY_BUDGET, tmpdir=None):
@@ -48,17 +56,34 @@ class IdStream:
     def append(self, ids):
         ids = np.ascontiguousarray(ids, dtype=np.int32)
         if self._file is None and (self.length + ids.size) * 4 > self.memory_budget:
-            self._file = tempfile.TemporaryFile(dir=self.tmpdir)
+            try:
+                self._file = tempfile.TemporaryFile(dir=self.tmpdir)
+            except OSError as exc:
+                raise self._spill_error(exc) from None
             # the ids so far: a finished array (appends after finish) and the parts since
             for part in ([self._array] if self._array is not None else []) + self._parts:
-                self._file.write(part.tobytes())
+                self._write(part)
             self._parts = []
             self._array = None
         if self._file is not None:
-            self._file.write(ids.tobytes())
+            self._write(ids)
         else:
             self._parts.append(ids)
         self.length += ids.size
+
+    def _write(self, ids, at=None):
+        try:
+            if at is not None:
+                self._file.seek(at * 4)
+            self._file.write(ids.tobytes())
+        except OSError as exc:
+            raise self._spill_error(exc) from None
+
+    def _spill_error(self, exc):
+        folder = os.path.abspath(self.tmpdir or tempfile.gettempdir())
+        return CorpusError(f"cannot keep the encoded corpus in a temporary file in {folder}: "
+                           f"{exc.strerror or exc}; free space there, point TMPDIR at a larger folder, "
+                           "or raise the memory budget (--memory-budget)")
 
     def finish(self):
         """Freeze the stream: concatenate the RAM parts, flush the file."""
@@ -78,7 +103,10 @@ class IdStream:
                     del part
                 self._array = array
         else:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError as exc:
+                raise self._spill_error(exc) from None
 
     def read(self, start, count, out=None):
         """Read ``count`` ids from ``start`` (a view when in RAM, a fresh array from disk)."""
@@ -86,8 +114,11 @@ class IdStream:
         if self._file is None:
             return self._array[start:start + count]
         buf = np.empty(count, np.int32) if out is None else out[:count]
-        self._file.seek(start * 4)
-        got = self._file.readinto(memoryview(buf).cast("B"))
+        try:
+            self._file.seek(start * 4)   # which writes what is still buffered
+            got = self._file.readinto(memoryview(buf).cast("B"))
+        except OSError as exc:
+            raise self._spill_error(exc) from None
         if got != count * 4:
             raise CorpusError("temporary id stream is truncated (disk full?)")
         return buf
@@ -111,11 +142,13 @@ class IdStream:
             ids = self.read(rpos, block, out=buf)
             rpos += ids.size
             new = np.ascontiguousarray(transform(ids), dtype=np.int32)
-            self._file.seek(wpos * 4)
-            self._file.write(new.tobytes())
+            self._write(new, at=wpos)
             wpos += new.size
-        self._file.truncate(wpos * 4)
-        self._file.flush()
+        try:
+            self._file.truncate(wpos * 4)
+            self._file.flush()
+        except OSError as exc:
+            raise self._spill_error(exc) from None
         self.length = wpos
 
     def close(self):
@@ -145,6 +178,19 @@ class EncodedCorpus:
     @property
     def on_disk(self):
         return self.stream.on_disk
+
+    def has_context(self):
+        """Whether some sentence holds two ids or more; without one no word has a context, and
+        no epoch trains an example."""
+        if self.n_words > self.length - self.n_words + 1:   # more words than sentences
+            return True
+        before = SENTINEL   # the last id of the block before
+        for _, ids in self.blocks():
+            words = ids >= 0
+            if words.size and ((words[0] and before != SENTINEL) or bool(np.any(words[1:] & words[:-1]))):
+                return True
+            before = int(ids[-1]) if ids.size else before
+        return False
 
     def blocks(self, block_size=1 << 22):
         """Yield ``(start, ids)`` blocks covering the stream, validated for the kernels.

@@ -35,7 +35,8 @@ import time
 import numpy as np
 
 from .encoded import encode_corpus
-from .errors import ParameterError, VocabularyError
+from .errors import CorpusError, ParameterError, VocabularyError
+from .inputs import check_text_files
 from .progress import Progress, scan_with_progress
 from .sampling import build_tables
 from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
@@ -104,7 +105,7 @@ class Word2Vec:
         return self._rng_states
 
     # ------------------------------------------------------------------ vocabulary
-    def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False):
+    def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False, allow_binary=False):
         """Read the corpus once: count, build the vocabulary and tables, encode the ids.
 
         Parameters
@@ -119,6 +120,8 @@ class Word2Vec:
             in ``corpus``) with fresh vectors, add the corpus' counts, rebuild
             the sampling tables and Huffman tree; see
             :func:`w2v.vocab.merge_vocab`.  Without it the model is reset.
+        allow_binary : bool
+            Read inputs that do not look like text (see :func:`w2v.corpus.scan_corpus`).
 
         Returns
         -------
@@ -128,19 +131,21 @@ class Word2Vec:
         Raises
         ------
         CorpusError
-            A corpus path is missing or unreadable, or holds no token.
+            A corpus path is missing or unreadable, is not text (unless
+            ``allow_binary``), or holds no token.
         VocabularyError
             No word is left after ``min_count``.
         """
         self.settings.validate()
         if update:
             self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
-            return self._update_vocab(corpus, quiet, progress_stream)
+            return self._update_vocab(corpus, quiet, progress_stream, allow_binary)
         s = self.settings
         # load the CPU training kernel while the corpus is read (it takes about a second)
         loader = start_kernel_load(s) if s.device != "cuda" else None
         try:
-            scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream)
+            scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
+                                                       allow_binary=allow_binary)
             try:
                 vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
             except VocabularyError:
@@ -161,7 +166,7 @@ class Word2Vec:
                 f"({self.timings['vocab_seconds']:.1f}s)")
         return self
 
-    def _update_vocab(self, corpus, quiet, progress_stream):
+    def _update_vocab(self, corpus, quiet, progress_stream, allow_binary):
         """Online vocabulary update (``build_vocab(corpus, update=True)``), as gensim's.
 
         * the vocabulary grows as :func:`w2v.vocab.merge_vocab` says: words
@@ -182,7 +187,7 @@ class Word2Vec:
         self.vocab.check()
         s = self.settings
         scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
-                                                   "updating the vocabulary and encoding the corpus")
+                                                   "updating the vocabulary and encoding the corpus", allow_binary)
         old = self.vocab
         try:
             vocab, remap = merge_vocab(old, scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
@@ -203,7 +208,7 @@ class Word2Vec:
                              f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens covered")
         return self
 
-    def read_corpus(self, corpus, quiet=True, progress_stream=None):
+    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False):
         """Read ``corpus`` and encode it with the model's vocabulary as it is, for the next :meth:`train`.
 
         Unknown words are dropped; the vocabulary, its counts, the tables and
@@ -219,12 +224,14 @@ class Word2Vec:
         ------
         VocabularyError
             The model has no vocabulary, or no word of the corpus is in it.
+        CorpusError
+            As :meth:`build_vocab`.
         """
         if self.vocab is None:
             raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
         self.vocab.check()
         scanned, reporter, t0 = scan_with_progress(corpus, self.settings, quiet, progress_stream,
-                                                   "encoding it with the model's vocabulary")
+                                                   "encoding it with the model's vocabulary", allow_binary)
         remap = vocab_ids(self.vocab, scanned.words)
         if not np.any(remap >= 0):
             scanned.stream.close()
@@ -397,7 +404,7 @@ class Word2Vec:
 
     # ------------------------------------------------------------------ training
     def train(self, corpus=None, quiet=True, progress_stream=None, on_epoch_end=None, client=None,
-              **dist_options):
+              allow_binary=False, **dist_options):
         """Train for ``settings.epochs`` epochs.
 
         The learning rate decays from ``alpha`` to ``min_alpha`` over the
@@ -431,17 +438,21 @@ class Word2Vec:
             the workers); see :func:`w2v.distributed.train_distributed`, which
             receives ``dist_options`` (``round_words``, ``merge``...);
             ``on_epoch_end`` works the same way there.
+        allow_binary : bool
+            Read inputs that do not look like text (:func:`w2v.corpus.scan_corpus`).
 
         Returns
         -------
         Word2Vec
-            ``self``.  ``self.last_train`` holds the per-epoch loss, counts
-            and timings.
+            ``self``.  ``self.last_train`` holds the per-epoch loss, counts and timings.
 
         Raises
         ------
         VocabularyError
             No ``corpus`` and none read before.
+        CorpusError
+            As :meth:`build_vocab`; or a corpus too small to train: no sentence holds two
+            words of the vocabulary (found before any epoch), or no epoch trained an example.
         ParameterError
             An invalid setting, or ``dim``, ``model`` or ``hs`` changed on a
             model that has weights.
@@ -458,25 +469,47 @@ class Word2Vec:
         if on_epoch_end is not None and not callable(on_epoch_end):
             raise ParameterError(f"on_epoch_end must be callable, not {type(on_epoch_end).__name__}")
         if client is not None:
-            from .distributed import train_distributed
-            return train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,
-                                     on_epoch_end=on_epoch_end, **dist_options)
+            return self._train_on_cluster(corpus, client, quiet, progress_stream, on_epoch_end, allow_binary,
+                                          dist_options)
         if dist_options:
             raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
         if self.settings.device == "cuda":   # fail before reading the corpus
             from .cuda import require_cuda
             require_cuda()
-        if corpus is not None and self.vocab is not None:
-            self.read_corpus(corpus, quiet=quiet, progress_stream=progress_stream)
-        elif corpus is not None:
-            self.build_vocab(corpus, quiet=quiet, progress_stream=progress_stream)
+        if corpus is not None:   # encoded with the model's vocabulary, or with a new one
+            read = self.read_corpus if self.vocab is not None else self.build_vocab
+            read(corpus, quiet=quiet, progress_stream=progress_stream, allow_binary=allow_binary)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
         self.record_run(self._run_epochs(quiet, progress_stream, on_epoch_end))
+        return self._check_trained()
+
+    def _train_on_cluster(self, corpus, client, quiet, progress_stream, on_epoch_end, allow_binary, options):
+        from .distributed import train_distributed
+        if corpus is not None:   # the workers read it: its start is checked here
+            check_text_files(corpus, allow_binary)
+        train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,
+                          on_epoch_end=on_epoch_end, **options)
+        return self._check_trained()
+
+    def _check_trained(self):
+        """``self``, unless the run just done trained no example at all (a CorpusError)."""
+        result = self.last_train
+        if result is not None and result.epoch_loss and result.examples == 0:
+            n = len(result.epoch_loss)
+            cause = ("subsampling dropped every word that had a context; on a tiny corpus set sample to 0"
+                     if self.settings.sample > 0 else "no word had a context")
+            raise CorpusError(f"nothing was trained: no training example in {n} epoch{'s' if n > 1 else ''} "
+                              f"({cause})")
         return self
 
     def _run_epochs(self, quiet, progress_stream, on_epoch_end):
         s = self.settings
+        if not self._encoded.has_context():
+            n = len(self.vocab)
+            raise CorpusError(f"nothing to train: no sentence of the corpus holds two words of the vocabulary "
+                              f"({n:,} word{'s' if n != 1 else ''} of min_count {s.min_count} or more), so no "
+                              "word has a context; give more text, or a lower min_count")
         progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet,
                             words_per_id=self.corpus_tokens / max(1, self._encoded.length))
         stop = threading.Event()

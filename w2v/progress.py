@@ -113,7 +113,7 @@ def _fmt_seconds(s):
 
 
 def scan_with_progress(corpus, settings, quiet=True, stream=None,
-                       next_step="building the vocabulary and encoding the corpus"):
+                       next_step="building the vocabulary and encoding the corpus", allow_binary=False):
     """Tokenize a corpus once (:func:`w2v.corpus.scan_corpus`) as ``settings`` say, reporting progress.
 
     Progress goes through :meth:`Progress.status` (redrawn in place on a
@@ -133,6 +133,8 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
         Where progress goes (default: stderr).
     next_step : str
         What follows the scan, for its last status.
+    allow_binary : bool
+        Read inputs that do not look like text (see :func:`w2v.corpus.scan_corpus`).
 
     Returns
     -------
@@ -157,7 +159,8 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
             reporter.status(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
 
     scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
-                          memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads)
+                          memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads,
+                          allow_binary=allow_binary)
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0

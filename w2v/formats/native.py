@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..arrays import check_finite
-from ..atomic import fsync_dir, umask_mode
+from ..atomic import fsync_dir, os_error_text, umask_mode
 from ..errors import FormatError, OutputError
 from .files import check_utf8, decode_utf8, json_default, load_npy, read_model_file, write_array
 
@@ -245,7 +245,7 @@ def _discard(tmp, aside, target):
 def _raise_output_error(path, exc):
     """Re-raise ``exc``: an OSError as the OutputError naming ``path``."""
     if isinstance(exc, OSError):
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
     raise exc
 
 
