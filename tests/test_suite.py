@@ -22,8 +22,8 @@ def _quick_tests(tree):
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not _is_slow(node.decorator_list):
             quick.append(node.name)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not _is_slow(node.decorator_list):
-            quick += [f"{node.name}.{f.name}" for f in node.body
-                      if isinstance(f, ast.FunctionDef) and f.name.startswith("test") and not _is_slow(f.decorator_list)]
+            quick += [f"{node.name}.{f.name}" for f in node.body if isinstance(f, ast.FunctionDef)
+                      and f.name.startswith("test") and not _is_slow(f.decorator_list)]
     return quick
 
 
