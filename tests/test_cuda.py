@@ -445,6 +445,52 @@ def test_cli_device_option_and_devices_command(tmp_path, small_corpus):
     assert out.exit_code == 2
 
 
+def cuda_compiler_missing():
+    """Why numba-cuda cannot compile here (its compiler libraries NVVM and NVRTC), or ``None``.
+
+    The ``cuda`` extra installs numba-cuda without the CUDA toolkit; without it
+    (or ``numba-cuda[cu12]``/``[cu13]``) loading the libraries fails, as ``w2v
+    devices`` reports, and the compile test skips with that reason.
+    """
+    install = "install the CUDA toolkit or pip install 'numba-cuda[cu12]'"
+    try:
+        from numba.cuda.cudadrv import nvvm
+        if not nvvm.is_available():
+            return f"NVVM (the CUDA compiler library) is not installed: {install}"
+        from numba.cuda.cudadrv import nvrtc
+        if hasattr(nvrtc, "get_supported_ccs"):   # numba-cuda: compile_ptx asks NVRTC for the architectures
+            nvrtc.get_supported_ccs()
+    except Exception as exc:   # DynamicLibNotFoundError (cuda.pathfinder), NvvmSupportError, OSError, ...
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return f"the CUDA compiler libraries cannot be loaded ({type(exc).__name__}: {first}): {install}"
+    return None
+
+
+def test_cuda_compiler_missing_is_a_reason_to_skip(monkeypatch):
+    # with the cuda extra and no CUDA toolkit, loading NVRTC raised DynamicLibNotFoundError and
+    # test_kernels_compile_for_a_real_gpu failed instead of skipping (stand-ins of numba-cuda's modules)
+    import types
+
+    class DynamicLibNotFoundError(RuntimeError):
+        pass
+
+    def not_found():
+        raise DynamicLibNotFoundError('Failure finding "libnvrtc.so.13 or libnvrtc.so.12": No such file\nmore')
+
+    nvvm = types.SimpleNamespace(is_available=lambda: True)
+    cudadrv = types.ModuleType("numba.cuda.cudadrv")
+    cudadrv.nvvm, cudadrv.nvrtc = nvvm, types.SimpleNamespace(get_supported_ccs=not_found)
+    monkeypatch.setitem(sys.modules, "numba.cuda.cudadrv", cudadrv)
+    reason = cuda_compiler_missing()
+    assert reason.startswith("the CUDA compiler libraries cannot be loaded (DynamicLibNotFoundError: ")
+    assert "libnvrtc.so.13" in reason and "\n" not in reason
+    nvvm.is_available = lambda: False
+    assert cuda_compiler_missing().startswith("NVVM (the CUDA compiler library) is not installed")
+    cudadrv.nvrtc = types.SimpleNamespace(get_supported_ccs=lambda: [(9, 0)])
+    nvvm.is_available = lambda: True
+    assert cuda_compiler_missing() is None
+
+
 def test_kernels_compile_for_a_real_gpu(monkeypatch):
     """Type-check and compile the kernels to PTX for sm_90 (needs numba-cuda's compiler, NVVM; no GPU).
 
@@ -455,15 +501,11 @@ def test_kernels_compile_for_a_real_gpu(monkeypatch):
         pytest.skip(NO_CUDA)
     from numba import cuda
     from numba import types as T
-    try:
-        from numba.cuda.cudadrv import nvvm
-        available = nvvm.is_available()
-    except Exception:  # pragma: no cover
-        available = False
     if getattr(cuda, "implementation", "") != "NVIDIA" or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         pytest.skip("compiling without a GPU needs the numba-cuda package (pip install 'numba-cuda[cu12]')")
-    if not available:
-        pytest.skip("NVVM (the CUDA compiler library) is not installed: pip install 'numba-cuda[cu12]'")
+    missing = cuda_compiler_missing()
+    if missing:
+        pytest.skip(missing)
     import numba.cuda.dispatcher as disp
 
     class _Dev:  # device functions are compiled for "the current device": say sm_90 without a GPU

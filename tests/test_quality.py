@@ -32,6 +32,17 @@ def common_questions(path, vocab_a, vocab_b, out):
     return out
 
 
+def test_common_questions_keep_sections_and_questions_both_vocabularies_answer(tmp_path):
+    # the quick part of this module (-m "not slow"): the filter that makes the comparison fair
+    src = tmp_path / "q.txt"
+    src.write_text(": capital\nAthens Greece Paris France\nAthens Greece Oslo Norway\n: family\nboy girl man woman\n",
+                   encoding="utf-8")
+    out = common_questions(src, ["athens", "greece", "paris", "france", "oslo", "boy", "girl", "man", "woman"],
+                           ["athens", "greece", "paris", "france", "oslo", "norway", "boy", "girl", "man"],
+                           tmp_path / "kept.txt")
+    assert out.read_text(encoding="utf-8") == ": capital\nAthens Greece Paris France\n: family\n"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model,hs,negative,exact",
                          [("sg", 0, 5, False), ("cbow", 0, 5, False), ("cbow", 1, 0, False), ("sg", 1, 0, False),

@@ -7,6 +7,10 @@
 
 __version__ = "0.1.0"
 
+from .kernels.cache import choose_cache_dir  # noqa: E402
+
+choose_cache_dir()   # before Numba is imported: a package folder that cannot be written caches elsewhere
+
 from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, OutputError,  # noqa: E402,F401
                      ParameterError, ResumeWarning, UnknownWordError, VocabularyError, W2VError)
 

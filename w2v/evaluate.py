@@ -10,11 +10,13 @@ They take any object shaped like :class:`w2v.vectors.KeyedVectors`: one with
 ``index_to_key``, ``len()``, ``vectors``, ``norms`` and ``get_normed_vectors()``
 (this module does not import :mod:`w2v.vectors`, which offers both as methods).
 
-The bundled test sets live in ``data/eval`` (see :func:`default_eval_paths`).
+The bundled test sets live in ``data/eval``, installed as ``w2v/data/eval`` (see
+:func:`default_eval_paths`).
 """
 from __future__ import annotations
 
 import codecs
+import importlib.resources
 import logging
 import math
 import os
@@ -43,7 +45,10 @@ _ANALOGY_TOPN = 5  # gensim looks at the 5 best answers and takes the first not 
 
 
 def default_eval_paths():
-    """Locate the evaluation sets bundled with the repository.
+    """Locate the evaluation sets bundled with w2v.
+
+    They are package data of ``w2v.data`` (the folder ``data/`` of the source
+    tree), found the same way in a source checkout and in an installed wheel.
 
     Returns
     -------
@@ -52,9 +57,10 @@ def default_eval_paths():
         ``data/eval`` that exist (Google's ``questions-words.txt``;
         WordSim-353 and SimLex-999).
     """
-    import w2v
-
-    root = Path(w2v.__file__).resolve().parent.parent / "data" / "eval"
+    try:
+        root = Path(str(importlib.resources.files("w2v.data"))) / "eval"
+    except ModuleNotFoundError:   # an editable install made before data/ was a package: the source tree's
+        root = Path(__file__).resolve().parent.parent / "data" / "eval"
     analogies = [root / "questions-words.txt"]
     pairs = [root / "wordsim353.tsv", root / "simlex999.txt"]
     return {

@@ -37,7 +37,7 @@ import numpy as np
 from .encoded import encode_corpus
 from .errors import CorpusError, ParameterError, VocabularyError
 from .inputs import check_text_files
-from .progress import Progress, scan_with_progress
+from .progress import COMPILING, KernelWatch, Progress, scan_with_progress
 from .sampling import build_tables
 from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
 from .train import run_epochs, start_kernel_load
@@ -141,23 +141,30 @@ class Word2Vec:
             self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
             return self._update_vocab(corpus, quiet, progress_stream, allow_binary)
         s = self.settings
-        # load the CPU training kernel while the corpus is read (it takes about a second)
-        loader = start_kernel_load(s) if s.device != "cuda" else None
-        try:
-            scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
-                                                       allow_binary=allow_binary)
+        shown = Progress(1, s, stream=progress_stream, quiet=quiet)
+        # the time spent on the kernels (a first run compiles them) is kernel_load_seconds, not vocab_seconds
+        with KernelWatch(on_compile=lambda: shown.message(COMPILING)) as kernels:
+            # load the CPU training kernel while the corpus is read (about a second from Numba's cache)
+            loader = start_kernel_load(s) if s.device != "cuda" else None
             try:
-                vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
-            except VocabularyError:
-                scanned.stream.close()
-                raise
-            encoded = encode_corpus(scanned, remap, len(vocab))
-        finally:
-            if loader is not None:
-                loader.join()
-        self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
-        self.set_vocabulary(vocab)
-        self.timings["vocab_seconds"] = time.perf_counter() - t0
+                scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
+                                                           allow_binary=allow_binary)
+                try:
+                    vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
+                except VocabularyError:
+                    scanned.stream.close()
+                    raise
+                encoded = encode_corpus(scanned, remap, len(vocab))
+            finally:
+                if loader is not None:
+                    kernels.wait(loader)
+            self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
+            self.set_vocabulary(vocab)
+        self.timings["kernel_load_seconds"] = kernels.waited
+        self.timings["vocab_seconds"] = max(0.0, time.perf_counter() - t0 - kernels.waited)
+        if kernels.compiled:
+            reporter.message(f"compiled the training kernels in {kernels.compile_seconds:.1f}s "
+                             f"(later runs load them from the cache)")
         if not quiet:
             reporter.message(
                 f"vocabulary: {len(vocab):,} words (min_count={s.min_count}) covering "
@@ -270,13 +277,16 @@ class Word2Vec:
         files : list of str or None
             Its inputs (absolute paths), recorded in the run state.
         vocab_seconds : float, optional
-            The time reading the corpus took, as ``timings["vocab_seconds"]``.
+            The time reading the corpus took, as ``timings["vocab_seconds"]``
+            (``timings["kernel_load_seconds"]``, the time :meth:`build_vocab`
+            waited for the kernels beside it, is reset to 0).
         """
         if self._encoded is not None and self._encoded is not encoded:
             self._encoded.close()
         self._encoded = encoded
         self.corpus_tokens = n_tokens
         self._corpus_files = files
+        self.timings["kernel_load_seconds"] = 0.0
         if vocab_seconds is not None:
             self.timings["vocab_seconds"] = vocab_seconds
 

@@ -2,9 +2,11 @@
 
 :class:`Progress` draws the lines every runner reports through (CPU, CUDA,
 Dask); :func:`scan_with_progress` reads a corpus (:func:`w2v.corpus.scan_corpus`)
-reporting through one.
+reporting through one; :class:`KernelWatch` says when Numba compiles the
+kernels and times what a thread waits for them.
 """
 import sys
+import threading
 import time
 
 from .console import line_left_open, write_or_drop
@@ -164,3 +166,101 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0
+
+
+COMPILING = "compiling the training kernels (once) ..."
+_EVENTS = ("numba:compile", "numba:compiler_lock")   # Numba's event API (numba.core.event)
+
+
+class KernelWatch:
+    """Watches Numba while the kernels load: says when one compiles, times a thread's waits for them.
+
+    Numba compiles a kernel on its first call and caches the machine code, so
+    only the first run compiles (about half a minute on 2 cores); later runs
+    load the cache in about a second.  Used as a context manager around the
+    code that loads the kernels (in any thread):
+
+    * ``on_compile()`` is called once, in the compiling thread, when a
+      compilation (a cache miss) starts, e.g. to print :data:`COMPILING`;
+    * ``compiled`` tells whether anything compiled, ``compile_seconds`` how
+      long the compilations took (summed over threads);
+    * ``waited`` is the time the thread that entered the watch spent on
+      kernels: holding or waiting for Numba's compiler lock (which a
+      compilation in another thread holds), plus what :meth:`wait` adds.
+      The caller leaves it out of its own phase's time.
+
+    Parameters
+    ----------
+    on_compile : callable, optional
+        Called without arguments when the first compilation starts.
+    """
+
+    def __init__(self, on_compile=None):
+        self.on_compile = on_compile
+        self.compiled = False
+        self.compile_seconds = 0.0
+        self.waited = 0.0
+        self._thread = threading.get_ident()
+        self._open = {}    # (event kind, thread) -> [depth, start]
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        from numba.core import event
+
+        watch = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                watch._started(ev.kind)
+
+            def on_end(self, ev):
+                watch._ended(ev.kind)
+
+        self._listener = Listener()
+        for kind in _EVENTS:
+            event.register(kind, self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        from numba.core import event
+
+        for kind in _EVENTS:
+            event.unregister(kind, self._listener)
+        return False
+
+    def wait(self, thread):
+        """Join ``thread`` (a kernel load), counting the time as waited."""
+        t0 = time.perf_counter()
+        thread.join()
+        self.waited += time.perf_counter() - t0
+
+    def _started(self, kind):
+        key = (kind, threading.get_ident())
+        if kind == "numba:compiler_lock" and key[1] != self._thread:
+            return
+        with self._lock:
+            depth = self._open.setdefault(key, [0, 0.0])
+            depth[0] += 1
+            if depth[0] == 1:
+                depth[1] = time.perf_counter()
+            first = kind == "numba:compile" and not self.compiled
+            self.compiled = self.compiled or kind == "numba:compile"
+        if first and self.on_compile is not None:
+            try:
+                self.on_compile()
+            except Exception:   # pragma: no cover - a message that cannot be shown must not stop the compile
+                pass
+
+    def _ended(self, kind):
+        with self._lock:
+            depth = self._open.get((kind, threading.get_ident()))
+            if not depth or depth[0] == 0:
+                return
+            depth[0] -= 1
+            if depth[0] == 0:
+                seconds = time.perf_counter() - depth[1]
+                if kind == "numba:compile":
+                    self.compile_seconds += seconds
+                else:
+                    self.waited += seconds
+

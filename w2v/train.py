@@ -17,6 +17,7 @@ import numpy as np
 from .encoded import SENTINEL
 from .errors import ParameterError
 from .kernels.cpu import merge_hot_rows, train_tokens
+from .progress import COMPILING, KernelWatch
 from .run import RunResult, begin_run, continued_states, run_totals, seed_states, show_remaining, train_spans
 from .sampling import Tables
 
@@ -373,7 +374,8 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     replicas = make_replicas(encoded, syn0, syn1neg, tables, s, job_tokens)
     runner = _JobRunner(encoded, (syn0, syn1neg, syn1), tables, s, replicas, rng_states, progress,
                         position_offset, total_positions)
-    load_seconds = load_kernel(runner.args)   # outside the training time (see load_kernel)
+    with KernelWatch(on_compile=None if progress is None else lambda: progress.message(COMPILING)):
+        load_seconds = load_kernel(runner.args)   # outside the training time (see load_kernel)
     stop_event = stop_event or threading.Event()
     t0 = time.perf_counter()
     if s.threads == 1:
