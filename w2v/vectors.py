@@ -380,7 +380,10 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
 def load_native(path, mmap=True, check_values=True):
     """Load a native-format model directory.
 
-    Every file is checked (see :func:`w2v.formats.read_native`).
+    Every file is checked (see :func:`w2v.formats.read_native`).  Where
+    ``path`` is missing because a save of it was killed midway, the newest
+    complete copy that save left is loaded, with a logged warning naming it
+    (:func:`w2v.formats.locate_model`).
 
     Parameters
     ----------
@@ -405,7 +408,7 @@ def load_native(path, mmap=True, check_values=True):
         infinity, or the shapes of the files disagree; the message names
         the file.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist, nor a complete copy of it.
     """
     data = read_native(path, mmap=mmap, check_values=check_values)
     kv = KeyedVectors._trusted(data.words, data.vectors, counts=data.counts, settings=data.settings,
@@ -445,7 +448,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     FormatError
         The file is corrupt, truncated or of no supported format.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist, nor a complete copy of the model directory
+        that an interrupted save left next to it (which is loaded instead,
+        with a logged warning naming it; see :func:`w2v.formats.locate_model`).
     ParameterError
         ``limit`` is not a positive integer, or ``unicode_errors`` is not
         the name of an error handler.
@@ -453,7 +458,7 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     limit = check_limit(limit)
     check_unicode_errors(unicode_errors)
     path = os.fspath(path)
-    if os.path.isdir(path):
+    if os.path.isdir(path) or not os.path.lexists(path):   # a missing one: a copy a killed save left?
         kv = load_native(path, mmap=mmap)
         if limit is not None and limit < len(kv):
             sub = KeyedVectors(
