@@ -88,13 +88,18 @@ def _cap_address_space():
 
 
 def _run_case(path, loader):
+    import signal
     import time
 
     from w2v import W2VError
 
     start = time.perf_counter()
     try:
-        _loader(loader)(path)
+        try:
+            signal.alarm(CASE_TIMEOUT)
+            _loader(loader)(path)
+        finally:
+            signal.alarm(0)
         outcome, is_w2v, message = "ok", False, ""
     except BaseException as exc:   # noqa: BLE001 - the report says what it was
         outcome, is_w2v, message = type(exc).__name__, isinstance(exc, W2VError), str(exc)[:300]
@@ -122,11 +127,7 @@ def _main(spec_path):
     signal.signal(signal.SIGALRM, timed_out)
     results = []
     for name, path, loader in spec["cases"]:
-        signal.alarm(CASE_TIMEOUT)
-        try:
-            result = _run_case(path, loader)
-        finally:
-            signal.alarm(0)
+        result = _run_case(path, loader)
         results.append({"name": name, "loader": loader, **result, "peak_mb": _peak_mb()})
     print(json.dumps({"baseline_mb": baseline, "results": results}))
 
