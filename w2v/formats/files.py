@@ -109,7 +109,7 @@ def _cannot_read(path, exc):
 
 def _nonblocking(path, flags):
     """``open``'s opener: a named pipe opens at once (then refused) instead of waiting for a writer."""
-    return os.open(path, flags | os.O_NONBLOCK)
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def open_model_file(path):
