@@ -25,11 +25,9 @@ _MAX_HEADER = 4096        # longest acceptable header line
 # buffer before it gives up.
 MAX_WORD = 1 << 27
 _MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a corrupt header
-# The largest dimension of a text file.  A text line of dim values is read whole, so the dim bounds
-# what a corrupt header makes the reader buffer: a 306 KB .txt.gz declaring dim 268,435,455 took
-# 2.2 GB before its error.  At this bound a line of numbers is at most 64 MiB (64 bytes a value);
-# published text vectors have at most a few thousand dimensions.
-MAX_TEXT_DIM = 1 << 20
+# The largest dimension of a text file: its lines are read whole, so the dim bounds what a corrupt header
+# makes the reader buffer (64 bytes a value: 64 MiB a line). Published text vectors have a few thousand.
+MAX_TEXT_DIM = 1 << 20   # a 306 KB .txt.gz declaring dim 268,435,455 took 2.2 GB before its error
 
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _WORD_END = re.compile(rb"[ \n]")
