@@ -52,12 +52,13 @@ def explicit_settings(ctx, values):
 
 
 def load_for_resume(path, overrides):
-    """Load the full model at ``path`` and apply the explicitly given settings."""
+    """Load the full model at ``path`` (or the copy an interrupted save left) and apply the explicitly
+    given settings."""
     from w2v.model import Word2Vec
 
-    if not os.path.exists(path):
-        raise click.ClickException(f"--resume {path}: no such directory")
-    m = Word2Vec.load(path)
+    from .vectors import model_path
+
+    m = Word2Vec.load(model_path(path, "--resume ", full_model=True))
     try:
         m.update_settings(**overrides)
     except ParameterError as exc:

@@ -8,17 +8,46 @@ import os
 
 import click
 
-from .common import json_safe, one_line_errors
+from .common import json_safe, one_line_errors, say
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
 
+def model_path(path, option="", full_model=False):
+    """``path``, or the newest complete copy of it an interrupted save left, said in one warning line.
+
+    See :func:`w2v.formats.locate_model`.
+
+    Parameters
+    ----------
+    path : str
+    option : str, optional
+        The option that names it (``"--resume "``), for the messages.
+    full_model : bool, optional
+        Consider only copies of a full model.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    click.ClickException
+        Neither ``path`` nor a complete copy of it exists.
+    """
+    from w2v.formats import locate_model
+
+    try:
+        return locate_model(path, full_model=full_model, warn=lambda line: say(f"warning: {option}{line}"))
+    except FileNotFoundError:
+        raise click.ClickException(f"{option}{path}: no such file or directory") from None
+
+
 def _load(path, limit=None, unicode_errors="strict"):
-    if not os.path.exists(path):
-        raise click.ClickException(f"{path}: no such file or directory")
+    found = model_path(path)
     from w2v.vectors import load
 
-    return load(path, limit=limit, unicode_errors=unicode_errors)
+    return load(found, limit=limit, unicode_errors=unicode_errors)
 
 
 #: ``--unicode-errors``: how the words of a word2vec file that are not UTF-8 are read (word2vec.c cuts
@@ -211,9 +240,7 @@ def info(model):
     """Print the vocabulary size, dimensionality, format and settings of MODEL."""
     from w2v.formats import inspect
 
-    if not os.path.exists(model):
-        raise click.ClickException(f"{model}: no such file or directory")
-    desc = inspect(model)
+    desc = inspect(model_path(model))
     click.echo(f"path:        {desc['path']}")
     fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "")
     click.echo(f"format:      {fmt}")

@@ -662,3 +662,54 @@ def test_text_errors_past_the_first_batch_name_the_right_line(tmp_path):
     lines[4500] = "w4500 1 2 3"
     p.write_text(f"{n} 2\n" + "\n".join(lines) + "\n")
     expect_format_error(p, binary=False, match="line 4502: expected a word and 2 values")
+
+
+# --------------------------------------------------------------------------- bounded memory
+def test_a_small_compressed_text_file_declaring_a_huge_dim_fails_fast_in_bounded_memory(tmp_path):
+    # a 306 KB .txt.gz whose header declared dim 268,435,455 (vectors of just under 1 GiB) read its
+    # 300 MB first line whole and peaked at 2.2 GB before its FormatError; here 160 MiB in 200 KB
+    # (gzip members one after the other read as one stream)
+    from .model_loads import load_in_child
+
+    path = tmp_path / "v.txt.gz"
+    zeros = gzip.compress(b" 0" * (1 << 20), compresslevel=9)
+    path.write_bytes(gzip.compress(b"1 268435455\nw") + zeros * 80 + gzip.compress(b"\n"))
+    assert path.stat().st_size < 300_000
+    report = load_in_child([("bomb", path, "load"), ("bomb", path, "inspect")])
+    for r in report["results"]:
+        assert r["outcome"] == "FormatError" and "dim 268,435,455" in r["message"], r
+        assert r["seconds"] < 1, r
+        # what the format sniffer reads (a block of 8 MiB and a window of 4 MiB), not the line
+        assert r["peak_mb"] - report["baseline_mb"] < 100, (r, report["baseline_mb"])
+
+
+def test_text_files_have_at_most_max_text_dim_dimensions(tmp_path):
+    top = word2vec_stream.MAX_TEXT_DIM
+    assert top == 1 << 20
+    p = tmp_path / "v.txt"
+    p.write_bytes(f"0 {top}\n".encode())
+    assert load(p).vectors.shape == (0, top)
+    p.write_bytes(f"0 {top + 1}\n".encode())
+    assert "more than the 1,048,576 the text format allows" in expect_format_error(p)
+    with pytest.raises(FormatError, match="text format allows"):
+        inspect(p)
+    # the writer refuses what the reader would: text of more dimensions; binary takes them
+    kv = KeyedVectors(["a"], np.ones((1, top + 1), np.float32))
+    with pytest.raises(FormatError, match="save them as binary"):
+        save_word2vec_format(kv, tmp_path / "w.txt", binary=False)
+    assert not (tmp_path / "w.txt").exists()
+    save_word2vec_format(kv, tmp_path / "w.bin")
+    assert load(tmp_path / "w.bin").vectors.shape == (1, top + 1)
+
+
+def test_lines_longer_than_a_read_block_are_read_whole(tmp_path):
+    # a line spanning several 8 MiB blocks is gathered block by block; offsets stay exact after it
+    kv = make_kv(3, 2, words=["a", "y" * (20 << 20), "b"])
+    path = tmp_path / "v.txt"
+    save_word2vec_format(kv, path, binary=False)
+    same(kv, load(path))
+    size = path.stat().st_size
+    with open(path, "ab") as f:
+        f.write(b"\n  junk\n")
+    msg = expect_format_error(path)
+    assert f"byte offset {size + 3}: data after the 3 vectors" in msg, msg

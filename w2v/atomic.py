@@ -7,7 +7,9 @@ import contextlib
 import errno
 import os
 import re
+import signal
 import tempfile
+import threading
 
 from .errors import OutputError
 
@@ -109,6 +111,46 @@ def fsync_dir(path):
         pass
     finally:
         os.close(fd)
+
+
+#: the signals that stop a command (see w2v_cli.common), held back by :func:`deferred_signals`
+_HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def deferred_signals():
+    """Hold back SIGINT, SIGTERM and SIGHUP while the block runs, then deliver them.
+
+    For steps that must not be cut in two, such as the two renames that swap
+    a model directory into place and the removal of the old copy: a signal
+    that arrives meanwhile is recorded and, once the block has ended (and
+    each signal's handler is back), raised again, so that its handler runs
+    (``KeyboardInterrupt``) or its default action (ending the process)
+    happens then.  A signal that is ignored stays ignored.  Outside the main
+    thread, where Python cannot set handlers (and runs none), nothing is
+    held.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+
+    def hold(signum, frame):
+        caught.append(signum)
+
+    saved = {}
+    try:
+        for sig in _HELD:
+            handler = signal.getsignal(sig)
+            if handler is None or handler == signal.SIG_IGN:   # None: set outside Python, kept as is
+                continue
+            saved[sig] = signal.signal(sig, hold)
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)
 
 
 def _write_through(path, mode):

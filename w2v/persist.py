@@ -20,7 +20,8 @@ Every array is a plain ``.npy`` file read back with ``allow_pickle=False``;
 nothing is pickled.  The directory is written into a temporary directory next
 to the target and renamed into place (an existing model there is replaced),
 so a reader (or a resumed run) sees the previous model or the new one, never
-a mix.  ``model.json`` is written last.
+a mix.  ``model.json`` is written after the arrays, and the native header
+``meta.json`` last of all.
 
 ``training`` in ``model.json`` records the latest run: ``epochs`` planned,
 ``epochs_done``, and the length of the encoded corpus (``corpus_length``) with
@@ -33,7 +34,6 @@ run).
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 
@@ -42,7 +42,7 @@ import numpy as np
 from . import __version__
 from .arrays import check_finite
 from .errors import FormatError, ParameterError, VocabularyError
-from .formats import aside_dirs, json_default, read_array, read_model_file, write_array
+from .formats import encode_json, locate_model, read_array, read_json, write_array
 from .sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from .settings import Settings
 from .vectors import load_native, save_native
@@ -58,12 +58,6 @@ MODEL_FILE = "model.json"
 
 
 # --------------------------------------------------------------------------- save
-def _json_bytes(obj):
-
-    # numpy scalars (settings such as dim=np.int64(100) pass validation) are written as numbers
-    return (json.dumps(obj, indent=1, sort_keys=True, default=json_default) + "\n").encode("utf-8")
-
-
 def _check_arrays_to_save(model, arrays, path):
     """Refuse what :func:`load_model` would reject: weights of the wrong shape (replaced by hand),
     random states not one per thread, NaN or infinite weights (a diverged run)."""
@@ -144,7 +138,9 @@ def save_model(model, path):
                    for name, a in arrays.items()},
         "training": dict(state) if state else None,
     }
-    header_bytes = _json_bytes(header)   # fail on bad settings before writing anything
+    # fail on bad settings before writing anything; numpy scalars (settings such as dim=np.int64(100)
+    # pass validation) are written as numbers
+    header_bytes = encode_json(header, path, "the model's settings and state")
 
     def extra(tmp):
         for name, a in arrays.items():
@@ -160,26 +156,11 @@ def save_model(model, path):
 
 
 # --------------------------------------------------------------------------- load
-def _recover_path(path):
-    """A model replaced by a save that was killed between its two renames is left aside."""
-
-    found = [d for d in aside_dirs(path) if os.path.isfile(os.path.join(d, MODEL_FILE))]
-    if not found:
-        return None
-    best = max(found, key=os.path.getmtime)
-    logger.warning("%s is missing; loading the previous version left aside at %s", path, best)
-    return best
-
-
 def _read_header(path):
 
     mpath = os.path.join(path, MODEL_FILE)
-    raw = read_model_file(mpath, f"missing file ({path} is not a full w2v model; "
-                                  "a vectors-only directory loads with w2v.load)")
-    try:
-        header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise FormatError(f"{mpath}: not valid JSON (truncated or corrupt): {exc}") from None
+    header = read_json(mpath, f"missing file ({path} is not a full w2v model; "
+                              "a vectors-only directory loads with w2v.load)")
     if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
         raise FormatError(f"{mpath}: not a w2v model header (format is not {MODEL_FORMAT!r})")
     if header.get("version") != MODEL_VERSION:
@@ -238,13 +219,17 @@ def load_model(cls, path):
     touch it; the model is made with the saved settings and receives the rest
     through :meth:`~w2v.model.Word2Vec.restore`.
 
+    A ``path`` that a save killed midway left missing is read from the
+    newest complete copy of a full model that save left, with a logged
+    warning naming it (:func:`w2v.formats.locate_model`).
+
     Raises
     ------
     FormatError
         A file is missing, unreadable, truncated or corrupt, a weight is NaN
         or infinite, or the files disagree; the message names the file.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist, nor a complete copy of it.
     """
     path = _model_dir(path)
     mpath, header = _read_header(path)
@@ -258,7 +243,7 @@ def load_model(cls, path):
     tree = _read_huffman(path, v, syn1.shape[0]) if settings.hs else None
     rng = None
     rpath = os.path.join(path, "rng_state.npy")
-    if os.path.exists(rpath):
+    if os.path.lexists(rpath):   # optional; but a link or pipe in its place is refused, not skipped
         rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True, order="C")
     state = _training_state(header, mpath)
     try:
@@ -270,14 +255,9 @@ def load_model(cls, path):
 
 
 def _model_dir(path):
-    """The model directory to read: ``path``, or the previous version a killed save left aside."""
-    path = os.fspath(path)
+    """The model directory to read: ``path``, or the newest complete copy a killed save left."""
+    path = locate_model(path, full_model=True)
     if not os.path.isdir(path):
-        if not os.path.lexists(path):
-            recovered = _recover_path(path)
-            if recovered is None:
-                raise FileNotFoundError(2, "No such file or directory", path)
-            return recovered
         raise FormatError(f"{path}: not a directory; a full w2v model is a directory")
     return path
 

@@ -117,7 +117,8 @@ class FilesMixin:
         limit = check_limit(limit)
         check_unicode_errors(unicode_errors)
         path = os.fspath(fname)
-        if not os.path.isdir(path):
+        # a missing path is looked up as a native folder: a save killed midway leaves a copy of it
+        if os.path.lexists(path) and not os.path.isdir(path):
             _refuse_pickle(path)
             return cls.load_word2vec_format(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
         kv = cls._from_native(path, mmap=flag)

@@ -381,7 +381,10 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
 def load_native(path, mmap=True, check_values=True):
     """Load a native-format model directory.
 
-    Every file is checked (see :func:`w2v.formats.read_native`).
+    Every file is checked (see :func:`w2v.formats.read_native`).  Where
+    ``path`` is missing because a save of it was killed midway, the newest
+    complete copy that save left is loaded, with a logged warning naming it
+    (:func:`w2v.formats.locate_model`).
 
     Parameters
     ----------
@@ -406,7 +409,7 @@ def load_native(path, mmap=True, check_values=True):
         infinity, or the shapes of the files disagree; the message names
         the file.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist, nor a complete copy of it.
     """
     return KeyedVectors._from_native(path, mmap=mmap, check_values=check_values)
 
@@ -441,7 +444,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     FormatError
         The file is corrupt, truncated or of no supported format.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist, nor a complete copy of the model directory
+        that an interrupted save left next to it (which is loaded instead,
+        with a logged warning naming it; see :func:`w2v.formats.locate_model`).
     ParameterError
         ``limit`` is not a positive integer, or ``unicode_errors`` is not
         the name of an error handler.

@@ -21,17 +21,19 @@ number or byte offset of the problem.
 """
 import os
 
-from .files import check_utf8, decode_utf8, json_default, load_npy, read_array, read_model_file, write_array
-from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, NativeVectors, aside_dirs, inspect_native,
-                     is_native_dir, read_native, write_native)
+from .files import (MAX_JSON_BYTES, MAX_JSON_DEPTH, check_utf8, decode_utf8, encode_json, json_default, load_npy,
+                    open_model_file, read_array, read_json, read_model_file, write_array)
+from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, TEMP_SUFFIX, NativeVectors, aside_dirs,
+                     inspect_native, is_native_dir, locate_model, read_native, temp_dirs, write_native)
 from .word2vec import (Word2VecVectors, check_encoding, check_limit, check_unicode_errors, inspect_word2vec,
                        read_vocab_counts, read_word2vec, write_vocab_counts, write_word2vec)
 
-__all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "NativeVectors", "Word2VecVectors", "aside_dirs",
-           "check_encoding", "check_limit", "check_unicode_errors", "check_utf8", "decode_utf8", "inspect",
-           "inspect_native", "inspect_word2vec", "is_native_dir", "json_default", "load_npy", "read_array",
-           "read_model_file", "read_native", "read_vocab_counts", "read_word2vec", "write_array", "write_native",
-           "write_vocab_counts", "write_word2vec"]
+__all__ = ["ASIDE_SUFFIX", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT", "NATIVE_VERSION", "TEMP_SUFFIX",
+           "NativeVectors", "Word2VecVectors", "aside_dirs", "check_encoding", "check_limit", "check_unicode_errors",
+           "check_utf8", "decode_utf8", "encode_json", "inspect", "inspect_native", "inspect_word2vec",
+           "is_native_dir", "json_default", "load_npy", "locate_model", "open_model_file", "read_array", "read_json",
+           "read_model_file", "read_native", "read_vocab_counts", "read_word2vec", "temp_dirs", "write_array",
+           "write_native", "write_vocab_counts", "write_word2vec"]
 
 
 def inspect(path):
@@ -52,16 +54,18 @@ def inspect(path):
         an uncompressed one smaller than its header's count and dim need is
         reported as truncated (only :func:`w2v.load` checks every record).  A
         native model's files are checked as :func:`read_native` does, except
-        that the values of the vectors are not scanned for NaN/infinity.
+        that the values of the vectors are not scanned for NaN/infinity.  A
+        missing directory that an interrupted save left a complete copy of
+        is described from that copy (see :func:`locate_model`).
 
     Raises
     ------
     FormatError
         Not a readable vector file.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist (nor a copy of it).
     """
     path = os.fspath(path)
-    if os.path.isdir(path):
+    if os.path.isdir(path) or not os.path.lexists(path):
         return inspect_native(path)
     return inspect_word2vec(path)

@@ -1,18 +1,37 @@
 """Checked reading and writing of the files of a model directory.
 
-``.npy`` arrays are read without pickle, their header checked against the
-file's size before anything is mapped or allocated; small files (JSON,
-vocabularies) are read whole.  Every failure is a
+Every file of a model directory is opened by :func:`open_model_file`: it must
+be a regular file (a named pipe would block, ``/dev/zero`` never ends), and a
+symbolic link may point only to a file in the same directory.  ``.npy``
+arrays are read without pickle, their header checked against the file's size
+before anything is mapped or allocated; small files (JSON headers,
+vocabularies) are read whole, up to a bound (:data:`MAX_JSON_BYTES` for
+JSON, what the header allows for a vocabulary), and JSON may nest at most
+:data:`MAX_JSON_DEPTH` levels.  Every failure is a
 :class:`~w2v.errors.FormatError` naming the file.
 """
+import json
 import math
 import os
+import re
+import stat
 
 import numpy as np
 
 from ..errors import FormatError
 
-__all__ = ["check_utf8", "decode_utf8", "json_default", "load_npy", "read_array", "read_model_file", "write_array"]
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "check_utf8", "decode_utf8", "encode_json", "json_default",
+           "load_npy", "open_model_file", "read_array", "read_json", "read_model_file", "write_array"]
+
+#: the largest JSON header (``meta.json``, ``model.json``) read or written: settings and a list of
+#: corpus paths take kilobytes
+MAX_JSON_BYTES = 64 << 20
+#: the deepest nesting of arrays and objects in a JSON header (the writers nest 3 levels; Python's
+#: parser recurses once a level, and a thousand levels end in RecursionError)
+MAX_JSON_DEPTH = 100
+
+# a JSON string, escapes included (unrolled: no backtracking per character)
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
 def decode_utf8(raw, path):
@@ -88,8 +107,104 @@ def _cannot_read(path, exc):
     return FormatError(f"{path}: cannot read: {exc.strerror or exc}")
 
 
-def read_model_file(path, missing):
-    """The bytes of a small file of a model directory.
+def _nonblocking(path, flags):
+    """``open``'s opener: a named pipe opens at once (then refused) instead of waiting for a writer."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def open_model_file(path):
+    """Open a file of a model directory for reading bytes, after checking what it is.
+
+    A symbolic link may point only to a file in the same directory (the
+    directory itself may be a link): a model is one directory, which a save
+    replaces whole, and a link out of it could make a reader read, or show
+    in its messages, any file.  The file must be a regular file: a named
+    pipe would block and a device (``/dev/zero``) never ends.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    binary file object
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist (a dangling link included).
+    FormatError
+        A link out of the directory, or not a regular file.
+    OSError
+        It cannot be opened (permissions, I/O errors).
+    """
+    real = os.path.realpath(path)
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    if os.path.dirname(real) != folder:
+        if not os.path.exists(real):
+            raise FileNotFoundError(2, "No such file or directory", path)
+        raise FormatError(f"{path}: a link to {real}, outside the model directory; refused (copy the "
+                          "file into the directory)")
+    f = open(path, "rb", opener=_nonblocking)
+    try:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise FormatError(f"{path}: not a regular file; refused")
+        real_st = os.stat(real)
+        if (real_st.st_dev, real_st.st_ino) != (st.st_dev, st.st_ino):   # replaced since realpath
+            raise FormatError(f"{path}: changed while it was opened; refused")
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+def read_model_file(path, missing, limit=MAX_JSON_BYTES):
+    """The bytes of a small file of a model directory, opened by :func:`open_model_file`.
+
+    Parameters
+    ----------
+    path : str
+    missing : str
+        What the message says of a missing file.
+    limit : int, optional
+        The most bytes the file may hold.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    FormatError
+        The file is missing ("``path``: ``missing``"), cannot be read, is not
+        a regular file in the directory, or holds more than ``limit`` bytes
+        (refused before it is read).
+    """
+    try:
+        with open_model_file(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise FormatError(f"{path}: {size:,} bytes, more than the {limit:,} it may hold")
+            data = f.read(size)
+            if len(data) != size or f.read(1):
+                raise FormatError(f"{path}: changed while it was read")
+    except FileNotFoundError:
+        raise FormatError(f"{path}: {missing}") from None
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    return data
+
+
+def _json_depth(raw):
+    """How deep arrays and objects nest in the JSON text ``raw`` (bytes), without parsing it."""
+    body = np.frombuffer(_JSON_STRING.sub(b'""', raw), dtype=np.uint8)
+    step = (body == 0x5B).astype(np.int32) + (body == 0x7B) - (body == 0x5D) - (body == 0x7D)
+    return int(np.cumsum(step).max()) if step.size else 0
+
+
+def read_json(path, missing):
+    """The JSON object of a header file of a model directory (``meta.json``, ``model.json``).
 
     Parameters
     ----------
@@ -99,20 +214,63 @@ def read_model_file(path, missing):
 
     Returns
     -------
+    object
+        What the file holds (the caller checks that it is an object).
+
+    Raises
+    ------
+    FormatError
+        As :func:`read_model_file` (at most :data:`MAX_JSON_BYTES`), or the
+        file is not UTF-8 JSON, or it nests deeper than :data:`MAX_JSON_DEPTH`
+        levels (checked before it is parsed).
+    """
+    raw = read_model_file(path, missing)
+    depth = _json_depth(raw)
+    if depth > MAX_JSON_DEPTH:
+        raise FormatError(f"{path}: JSON nested {depth} levels deep, more than the {MAX_JSON_DEPTH} allowed")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"{path}: not valid JSON (truncated or corrupt): {exc}") from None
+
+
+def encode_json(obj, path, what):
+    """``obj`` as the bytes of a JSON header file, refused where :func:`read_json` would refuse it.
+
+    Indented by one space, keys sorted, a newline at the end; NumPy scalars
+    and arrays and paths are written as numbers, lists and strings
+    (:func:`json_default`).
+
+    Parameters
+    ----------
+    obj : object
+    path : str
+        The model being written, for the message.
+    what : str
+        What ``obj`` is, for the message (e.g. ``"settings"``).
+
+    Returns
+    -------
     bytes
 
     Raises
     ------
     FormatError
-        The file is missing ("``path``: ``missing``") or cannot be read.
+        ``obj`` is not JSON-serialisable, nests deeper than
+        :data:`MAX_JSON_DEPTH` levels, or takes more than
+        :data:`MAX_JSON_BYTES`.
     """
     try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise FormatError(f"{path}: {missing}") from None
-    except OSError as exc:
-        raise _cannot_read(path, exc) from None
+        text = json.dumps(obj, indent=1, sort_keys=True, default=json_default) + "\n"
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"{path}: {what} are not JSON-serialisable: {exc}") from None
+    raw = text.encode("utf-8")
+    if _json_depth(raw) > MAX_JSON_DEPTH:
+        raise FormatError(f"{path}: {what} nest deeper than the {MAX_JSON_DEPTH} levels a reader accepts")
+    if len(raw) > MAX_JSON_BYTES:
+        raise FormatError(f"{path}: {what} take {len(raw):,} bytes as JSON, more than the "
+                          f"{MAX_JSON_BYTES:,} a reader accepts")
+    return raw
 
 
 def _npy_layout(f, path):
@@ -181,7 +339,7 @@ def load_npy(path, mmap, missing="missing file"):
         truncated").
     """
     try:
-        with open(path, "rb") as f:
+        with open_model_file(path) as f:
             shape, fortran, dtype, offset = _npy_layout(f, path)
             order = "F" if fortran else "C"
             if mmap and shape and 0 not in shape:   # numpy cannot map no bytes

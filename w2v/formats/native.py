@@ -9,28 +9,32 @@ and more arrays.
 
 The directory is written into a temporary directory next to the target
 and renamed into place; the model it replaces is moved aside first (see
-:func:`aside_dirs`) and deleted once the new one is in place.
+:func:`aside_dirs`) and deleted once the new one is in place.  Where a save
+was killed between those steps, :func:`locate_model` finds the newest
+complete copy it left, for every reader.
 """
 from __future__ import annotations
 
 import glob
 import json
+import logging
 import os
-import re
 import shutil
 import tempfile
-import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from ..arrays import check_finite
-from ..atomic import fsync_dir, os_error_text, umask_mode
+from ..atomic import deferred_signals, fsync_dir, os_error_text, umask_mode
 from ..errors import FormatError, OutputError
-from .files import check_utf8, decode_utf8, json_default, load_npy, read_model_file, write_array
+from .files import encode_json, load_npy, read_json, write_array
+from .vocab_tsv import check_vocab, read_vocab, vocab_bytes
 
-__all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "NativeVectors", "aside_dirs",
-           "inspect_native", "is_native_dir", "read_native", "write_native"]
+logger = logging.getLogger(__name__)
+
+__all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "TEMP_SUFFIX", "NativeVectors", "aside_dirs",
+           "inspect_native", "is_native_dir", "locate_model", "read_native", "temp_dirs", "write_native"]
 
 NATIVE_FORMAT = "w2v-native"
 NATIVE_VERSION = 1
@@ -40,8 +44,8 @@ _MODEL_FILE = "model.json"
 
 #: suffix of the directory a save moves the model it replaces to (see :func:`aside_dirs`)
 ASIDE_SUFFIX = ".old"
-
-_DIGITS = re.compile(r"[0-9 ]*")
+#: suffix of the directory a save writes the new model into (see :func:`temp_dirs`)
+TEMP_SUFFIX = ".tmp"
 
 
 class NativeVectors(NamedTuple):
@@ -71,12 +75,11 @@ def is_native_dir(path):
     bool
         False for anything unreadable.
     """
-    meta = os.path.join(path, "meta.json")
     try:
-        with open(meta, "rb") as f:
-            return json.loads(f.read().decode("utf-8")).get("format") == NATIVE_FORMAT
-    except (OSError, ValueError, AttributeError):
+        meta = read_json(os.path.join(path, "meta.json"), "missing")
+    except (OSError, FormatError):
         return False
+    return isinstance(meta, dict) and meta.get("format") == NATIVE_FORMAT
 
 
 def _check_replaceable(path, target, full_model):
@@ -86,8 +89,8 @@ def _check_replaceable(path, target, full_model):
     model is refused; so is a full model (a directory holding ``model.json``:
     training state, output weights) when only vectors are to be written, and,
     where ``target`` is missing, a full model that an interrupted save left
-    aside there (which :meth:`w2v.model.Word2Vec.load` recovers, and a
-    finished save deletes).
+    next to it (which :func:`locate_model` recovers, and a finished save
+    deletes).
     """
     try:
         _check_replaceable_paths(path, target, full_model)
@@ -108,7 +111,7 @@ def _check_replaceable_paths(path, target, full_model):
                               f"{_MODEL_FILE}) with vectors only; write them to another directory")
         return
     if not full_model:
-        for aside in aside_dirs(target):
+        for aside in _leftovers(target):
             if os.path.lexists(os.path.join(aside, _MODEL_FILE)):
                 raise OutputError(
                     f"cannot write {path}: an interrupted save left the full model that was there at "
@@ -140,14 +143,17 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
     extra : callable, optional
         ``extra(tmpdir)`` writes further files into the temporary directory
         before it is renamed into place (used by :func:`w2v.persist.save_model`
-        to store a full model as a superset of the native format).
+        to store a full model as a superset of the native format); they are
+        written after ``vectors.npy`` and ``vocab.tsv``, and ``meta.json`` is
+        written last, so that a copy holding ``meta.json`` is complete.
 
     Raises
     ------
     FormatError
-        A word is empty or contains a tab, newline or carriage return
-        (``vocab.tsv`` cannot hold it), a count is negative, or the settings
-        are not JSON-serialisable; nothing is written.
+        A word is empty, contains a tab, newline or carriage return, or is
+        longer than 128 MiB (``vocab.tsv`` cannot hold it), a count is
+        negative, or the settings are not JSON-serialisable, nest deeper
+        than 100 levels or take more than 64 MiB; nothing is written.
     OutputError
         ``path`` cannot be written, or is an existing file or a directory
         that is not an (empty or) native model, or a full model (holding
@@ -155,37 +161,31 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
     """
     path = os.fspath(path)
     target = os.path.abspath(path)
-    _check_words_native(words, counts, path)
-    try:
-        settings = json.loads(json.dumps(settings or {}, default=json_default))
-    except (TypeError, ValueError) as exc:
-        raise FormatError(f"{path}: settings are not JSON-serialisable: {exc}") from None
+    check_vocab(words, counts, path)
+    settings = json.loads(encode_json(settings or {}, path, "settings"))
     _check_replaceable(path, target, full_model=extra is not None)
     try:
         tmp = tempfile.mkdtemp(dir=os.path.dirname(target), prefix="." + os.path.basename(target) + ".",
-                               suffix=".tmp")
+                               suffix=TEMP_SUFFIX)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        _write_files(tmp, words, vectors, counts, settings)
-        if extra is not None:
-            extra(tmp)
+        _write_files(tmp, words, vectors, counts, settings, extra, path)
         os.chmod(tmp, umask_mode(0o777))
         fsync_dir(tmp)
     except BaseException as exc:
-        _discard(tmp, None, target)
+        with deferred_signals():
+            _discard(tmp, None, target)
         _raise_output_error(path, exc)
     _rename_into_place(path, tmp, target)
 
 
-def _write_files(tmp, words, vectors, counts, settings):
-    """Write ``vectors.npy``, ``vocab.tsv`` and ``meta.json`` into the directory ``tmp``, each fsynced."""
+def _write_files(tmp, words, vectors, counts, settings, extra, path):
+    """Write ``vectors.npy``, ``vocab.tsv``, what ``extra`` writes, and ``meta.json`` last into ``tmp``."""
     write_array(os.path.join(tmp, "vectors.npy"), np.asarray(vectors, dtype=np.float32))
-    if counts is None:
-        lines = [f"{w}\t0\n" for w in words]
-    else:
-        lines = [f"{w}\t{c}\n" for w, c in zip(words, counts.tolist())]
-    _write_bytes(os.path.join(tmp, "vocab.tsv"), "".join(lines).encode("utf-8"))
+    _write_bytes(os.path.join(tmp, "vocab.tsv"), vocab_bytes(words, counts))
+    if extra is not None:
+        extra(tmp)
     meta = {
         "format": NATIVE_FORMAT,
         "version": NATIVE_VERSION,
@@ -194,7 +194,7 @@ def _write_files(tmp, words, vectors, counts, settings):
         "settings": settings,
         "has_counts": counts is not None,
     }
-    _write_bytes(os.path.join(tmp, "meta.json"), (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    _write_bytes(os.path.join(tmp, "meta.json"), encode_json(meta, path, "the header"))
 
 
 def _write_bytes(path, data):
@@ -207,29 +207,34 @@ def _write_bytes(path, data):
 def _rename_into_place(path, tmp, target):
     """Rename the complete directory ``tmp`` to ``target``, moving a model there aside first.
 
-    Once the new model is in place, the model moved aside (and any an
-    earlier save left, one interrupted while deleting it) is deleted.
+    Once the new model is in place, the model moved aside, and the copies
+    earlier saves of ``target`` left (:func:`_leftovers`), are deleted.
+    Signals are held back (:func:`w2v.atomic.deferred_signals`) from the
+    first rename to the last deletion, so that Ctrl-C or SIGTERM cannot leave
+    ``target`` missing or a copy behind.
     """
     parent = os.path.dirname(target)
     aside = None
-    try:
-        if os.path.lexists(target):
-            aside = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=ASIDE_SUFFIX)
-            os.rmdir(aside)
-            os.rename(target, aside)
-        os.rename(tmp, target)
-        tmp = None
-        fsync_dir(parent)
-    except BaseException as exc:
-        if tmp is not None:
-            _discard(tmp, aside, target)
-        _raise_output_error(path, exc)
-    finally:
-        if tmp is None:
-            # the new model is in place: the version this save moved aside, and any an earlier
-            # save left (one interrupted while deleting it), are no longer needed by load's recovery
-            for stale in aside_dirs(target):
-                _remove_aside(stale)
+    placed = False
+    with deferred_signals():
+        try:
+            if os.path.lexists(target):
+                aside = tempfile.mkdtemp(dir=parent, prefix="." + os.path.basename(target) + ".",
+                                         suffix=ASIDE_SUFFIX)
+                os.rmdir(aside)
+                os.rename(target, aside)
+            os.rename(tmp, target)
+            placed = True
+            fsync_dir(parent)
+        except BaseException as exc:
+            if not placed:
+                _discard(tmp, aside, target)
+                _raise_output_error(path, exc)
+            raise
+        finally:
+            if placed:
+                for stale in _leftovers(target):
+                    _remove_aside(stale)
 
 
 def _discard(tmp, aside, target):
@@ -264,6 +269,15 @@ def _remove_aside(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _copies(path, suffix):
+    """The directories ``.<name>.<random><suffix>`` next to ``path`` (not links); the random part holds no dot."""
+    parent, name = os.path.split(os.path.abspath(path))
+    prefix = "." + name + "."
+    return [d for d in glob.glob(os.path.join(parent, glob.escape(prefix) + "*" + suffix))
+            if "." not in os.path.basename(d)[len(prefix):-len(suffix)]
+            and os.path.isdir(d) and not os.path.islink(d)]
+
+
 def aside_dirs(path):
     """The directories next to ``path`` where saves moved the model they replaced.
 
@@ -283,93 +297,105 @@ def aside_dirs(path):
     list of str
         Directories, not links.
     """
-    parent, name = os.path.split(os.path.abspath(path))
-    prefix = "." + name + "."
-    return [d for d in glob.glob(os.path.join(parent, glob.escape(prefix) + "*" + ASIDE_SUFFIX))
-            if "." not in os.path.basename(d)[len(prefix):-len(ASIDE_SUFFIX)]
-            and os.path.isdir(d) and not os.path.islink(d)]
+    return _copies(path, ASIDE_SUFFIX)
 
 
-def _check_words_native(words, counts, path):
-    """Refuse, before anything is written, what ``vocab.tsv`` cannot hold or its reader refuses."""
-    for i, word in enumerate(words):
-        if not word or "\t" in word or "\n" in word or "\r" in word:
-            raise FormatError(
-                f"{path}: cannot save word {word!r} (row {i}): vocab.tsv cannot hold empty words, "
-                "tabs or newlines"
-            )
-    check_utf8(words, path)
-    if counts is not None and counts.size and counts.min() < 0:
-        row = int(np.argmin(counts))
-        raise FormatError(f"{path}: cannot save count {int(counts[row])} of {words[row]!r} "
-                          f"(row {row}): word counts must be >= 0")
+def temp_dirs(path):
+    """The directories next to ``path`` that saves write a new model into, ``.<name>.<random>.tmp``.
 
+    A save killed after it moved the old model aside and before it renamed
+    the new one in leaves the new one complete there; one killed earlier
+    leaves an incomplete one (without ``meta.json``, which is written last).
 
-def _parse_counts(fields):
-    """int64 array of counts written as ASCII digits; None if one is not (or overflows int64).
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model directory (it need not exist).
 
-    Python's ``int()`` also takes ``" 3"``, ``"+3"``, ``"1_0"`` and non-ASCII
-    digits; vocab.tsv holds only what :func:`write_native` writes.
+    Returns
+    -------
+    list of str
+        Directories, not links, complete or not.
     """
-    joined = " ".join(fields)
-    # digits and the separating spaces only: no sign, underscore, padding or empty field
-    if _DIGITS.fullmatch(joined) is None or joined.count(" ") != len(fields) - 1:
-        return None
+    return _copies(path, TEMP_SUFFIX)
+
+
+def _completed_at(folder, full_model):
+    """When the save that wrote the copy ``folder`` finished (mtime in ns), or None where it is incomplete.
+
+    Complete: ``meta.json`` (written last) is a native header, and every file
+    the headers name is there (a copy whose deletion was cut short misses
+    some); a full model's ``model.json`` names its arrays.
+    """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            arr = np.fromstring(joined, dtype=np.int64, sep=" ")   # 2-3x faster than np.array(list)
-    except (ValueError, Warning):
-        return None
-    if arr.size != len(fields):
-        return None
-    if arr.size and arr.max() == np.iinfo(np.int64).max:
-        # fromstring saturates on overflow: exact Python ints decide
-        try:
-            return np.array([int(c) for c in fields], dtype=np.int64)
-        except OverflowError:
+        meta = read_json(os.path.join(folder, "meta.json"), "missing")
+        if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT:
             return None
-    return arr
+        names = ["meta.json", "vectors.npy", "vocab.tsv"]
+        if os.path.lexists(os.path.join(folder, _MODEL_FILE)):
+            header = read_json(os.path.join(folder, _MODEL_FILE), "missing")
+            arrays = header.get("arrays") if isinstance(header, dict) else None
+            if not isinstance(arrays, dict) or not all(
+                    isinstance(a, str) and a and os.path.basename(a) == a for a in arrays):
+                return None
+            names += [_MODEL_FILE] + [a + ".npy" for a in arrays]
+        elif full_model:
+            return None
+        return max(os.stat(os.path.join(folder, n)).st_mtime_ns for n in names)
+    except (OSError, FormatError):
+        return None
 
 
-def _bad_count(path, fields):
-    """The FormatError for the first count of ``fields`` that is not a non-negative int64."""
-    for k, c in enumerate(fields):
-        if not (c.isascii() and c.isdigit()):
-            return FormatError(f"{path}: line {k + 1}: bad count {c[:40]!r} (expected decimal digits)")
-        if int(c) > np.iinfo(np.int64).max:
-            return FormatError(f"{path}: line {k + 1}: count {c[:40]} is too large")
-    return FormatError(f"{path}: bad counts")
+def _leftovers(target):
+    """What interrupted saves of ``target`` left, which the next save deletes: the models moved
+    aside, and the complete new ones never renamed in (an incomplete one may be a save under way)."""
+    return aside_dirs(target) + [d for d in temp_dirs(target) if _completed_at(d, False) is not None]
 
 
-def _read_vocab(path, count):
-    raw = read_model_file(path, "missing file (not a complete w2v native model)")
-    text = decode_utf8(raw, path)
-    body = text[:-1] if text.endswith("\n") else text
-    parts = body.replace("\n", "\t").split("\t") if body else []
-    n_lines = body.count("\n") + 1 if body else 0
-    if n_lines != count:
-        raise FormatError(f"{path}: {n_lines} lines, but meta.json declares {count} words")
-    # as many tabs as lines is not one tab a line ("a<TAB>1<TAB>b" then "2"): with that many,
-    # the separators alternate if every newline comes second (UTF-8 holds no other 9 or 10 byte)
-    seps = np.frombuffer(raw, dtype=np.uint8)
-    seps = seps[(seps == 9) | (seps == 10)]
-    if len(parts) != 2 * count or (seps[1::2] != 10).any():
-        for k, line in enumerate(body.split("\n")):
-            if line.count("\t") != 1:
-                raise FormatError(f"{path}: line {k + 1}: expected 'word<TAB>count'")
-    words = parts[0::2]
-    fields = parts[1::2]
-    counts = _parse_counts(fields) if count else np.zeros(0, dtype=np.int64)
-    if counts is None:
-        raise _bad_count(path, fields)
-    if "" in words or "\r" in body:
-        for k, w in enumerate(words):
-            if not w:
-                raise FormatError(f"{path}: line {k + 1}: empty word")
-            if "\r" in w:
-                raise FormatError(f"{path}: line {k + 1}: word {w[:40]!r} holds a carriage return")
-    return words, counts
+def locate_model(path, full_model=False, warn=None):
+    """The directory to read for the model at ``path``: ``path``, or the copy an interrupted save left.
+
+    A save killed between its two renames (``kill -9``, a power cut) leaves
+    ``path`` missing, the model it replaced at ``.<name>.<random>.old`` and,
+    when it had finished writing, the new one at ``.<name>.<random>.tmp``.
+    Every reader (``w2v.load``, ``Word2Vec.load``, ``w2v.formats.inspect``
+    and every command that takes a MODEL) then reads the newest complete
+    copy (by when its files were written; see :func:`temp_dirs`), and says
+    which.  Nothing is moved: the next save of ``path`` deletes the copies.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    full_model : bool, optional
+        Consider only copies of a full model (holding ``model.json``).
+    warn : callable, optional
+        Called with one line naming the copy, when one is used; by default
+        a logged warning.
+
+    Returns
+    -------
+    str
+        ``path`` itself where it exists (whatever it is), else the copy.
+
+    Raises
+    ------
+    FileNotFoundError
+        Neither ``path`` nor a complete copy of it exists.
+    """
+    path = os.fspath(path)
+    if os.path.lexists(path):
+        return path
+    found = []
+    for copy in aside_dirs(path) + temp_dirs(path):
+        done = _completed_at(copy, full_model)
+        if done is not None:
+            found.append((done, copy))
+    if not found:
+        raise FileNotFoundError(2, "No such file or directory", path)
+    best = max(found)[1]
+    (warn or logger.warning)(f"{path} is missing: loading the newest complete copy that an interrupted save "
+                             f"left aside, {best}")
+    return best
 
 
 def read_native(path, mmap=True, check_values=True):
@@ -401,9 +427,10 @@ def read_native(path, mmap=True, check_values=True):
         infinity, or the shapes of the files disagree; the message names
         the file.
     FileNotFoundError
-        ``path`` does not exist.
+        ``path`` does not exist, nor a complete copy an interrupted save left
+        (:func:`locate_model`, which logs a warning naming the copy it reads).
     """
-    path = os.fspath(path)
+    path = locate_model(path)
     if not os.path.isdir(path):
         if not os.path.exists(path):
             raise FileNotFoundError(2, "No such file or directory", path)
@@ -412,7 +439,7 @@ def read_native(path, mmap=True, check_values=True):
     vec_path = os.path.join(path, "vectors.npy")
     vectors = _read_vectors(vec_path, count, dim, mmap)
     vocab_path = os.path.join(path, "vocab.tsv")
-    words, counts = _read_vocab(vocab_path, count)
+    words, counts = read_vocab(vocab_path, count)
     if check_values:
         check_finite(vectors, vec_path, words)
     return NativeVectors(words, vectors, counts if has_counts else None, settings, vocab_path)
@@ -420,11 +447,7 @@ def read_native(path, mmap=True, check_values=True):
 
 def _read_meta(meta_path):
     """``(count, dim, settings, has_counts)`` from a native directory's ``meta.json``."""
-    raw = read_model_file(meta_path, "missing file (not a w2v native model directory)")
-    try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise FormatError(f"{meta_path}: not valid JSON: {exc}") from None
+    meta = read_json(meta_path, "missing file (not a w2v native model directory)")
     if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT:
         raise FormatError(f"{meta_path}: not a w2v native model (format is not {NATIVE_FORMAT!r})")
     if meta.get("version") != NATIVE_VERSION:

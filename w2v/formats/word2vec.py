@@ -30,7 +30,7 @@ from ..errors import FormatError, ParameterError
 from ..opener import compression_for_suffix, open_compressed_writer
 from . import word2vec_stream as stream
 from .word2vec_binary import read_binary_records
-from .word2vec_text import read_text_records, text_sizes
+from .word2vec_text import check_text_dim, read_text_records, text_sizes
 from .files import check_utf8
 
 __all__ = ["Word2VecVectors", "check_encoding", "check_limit", "check_unicode_errors", "inspect_word2vec",
@@ -204,6 +204,8 @@ def inspect_word2vec(path):
         count, dim = stream.parse_header(reader, path)
         header_bytes = reader.offset()
         binary = False if count == 0 else not stream.looks_text(reader, dim)
+    if not binary:
+        check_text_dim(dim, path)
     compression = stream.compression(path)
     if compression is None:
         least = stream.least_bytes(count, dim, binary)
@@ -284,7 +286,8 @@ def write_word2vec(path, words, vectors, binary=True, rows=None, header_count=No
     ------
     FormatError
         A word is empty or contains ASCII whitespace (space, tab, newline,
-        carriage return, vertical tab, form feed), or a vector holds NaN/inf.
+        carriage return, vertical tab, form feed), a vector holds NaN/inf, or
+        text vectors have more than ``MAX_TEXT_DIM`` (1,048,576) dimensions.
         Other whitespace (e.g. NO-BREAK SPACE) is written as it is: gensim,
         word2vec.c and fastText keep it inside a word, as the readers here do.
     OutputError
@@ -298,6 +301,9 @@ def write_word2vec(path, words, vectors, binary=True, rows=None, header_count=No
         check_finite(vectors, path, None, where="cannot save")
     dim = int(vectors.shape[1])
     count = len(words) if header_count is None else header_count
+    if not binary and dim > stream.MAX_TEXT_DIM:
+        raise FormatError(f"{path}: cannot save vectors of dim {dim:,} as text: the text format allows at most "
+                          f"{stream.MAX_TEXT_DIM:,} (save them as binary)")
 
     def write(out):
         if write_header:

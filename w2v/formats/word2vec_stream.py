@@ -2,17 +2,20 @@
 
 :class:`BlockReader` reads blocks of bytes and keeps absolute byte offsets
 for the messages of the record readers (:mod:`w2v.formats.word2vec_binary`,
-:mod:`w2v.formats.word2vec_text`); :data:`MAX_WORD` bounds a word for the
-readers and the writer alike.
+:mod:`w2v.formats.word2vec_text`); :data:`MAX_WORD` bounds a word, and
+:data:`MAX_TEXT_DIM` the dimension of a text file, for the readers and the
+writers alike.
 """
 import codecs
 import re
 
+import numpy as np
+
 from ..errors import FormatError
 from ..opener import DECODE_ERRORS, compression_of, open_binary
 
-__all__ = ["MAX_WORD", "BlockReader", "check_nothing_follows", "compression", "encoding_label", "least_bytes",
-           "looks_text", "open_input", "parse_header"]
+__all__ = ["MAX_TEXT_DIM", "MAX_WORD", "BlockReader", "check_nothing_follows", "compression", "encoding_label",
+           "least_bytes", "looks_text", "open_input", "parse_header"]
 
 _BLOCK = 1 << 23          # bytes read at a time from word2vec files
 _MAX_HEADER = 4096        # longest acceptable header line
@@ -23,6 +26,9 @@ _MAX_HEADER = 4096        # longest acceptable header line
 # buffer before it gives up.
 MAX_WORD = 1 << 27
 _MAX_VECTOR_BYTES = 1 << 30   # one vector of more than 1 GiB (dim 268M) is a corrupt header
+# The largest dimension of a text file: its lines are read whole, so the dim bounds what a corrupt header
+# makes the reader buffer (64 bytes a value: 64 MiB a line). Published text vectors have a few thousand.
+MAX_TEXT_DIM = 1 << 20   # a 306 KB .txt.gz declaring dim 268,435,455 took 2.2 GB before its error
 
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _WORD_END = re.compile(rb"[ \n]")
@@ -91,15 +97,19 @@ class BlockReader:
         self.base = 0         # absolute offset of buf[0]
         self.eof = False
 
+    def _read_block(self):
+        """The next block of the stream (``b""`` at its end)."""
+        try:
+            return self.fin.read(_BLOCK)
+        except DECODE_ERRORS as exc:
+            raise FormatError(f"{self.path}: cannot decompress/read data after byte offset "
+                              f"{self.base + len(self.buf)}: {exc}") from None
+
     def more(self):
         """Read another block, keeping the unread part; False at end of file."""
         if self.eof:
             return False
-        try:
-            chunk = self.fin.read(_BLOCK)
-        except DECODE_ERRORS as exc:
-            raise FormatError(f"{self.path}: cannot decompress/read data after byte offset "
-                              f"{self.base + len(self.buf)}: {exc}") from None
+        chunk = self._read_block()
         if not chunk:
             self.eof = True
             return False
@@ -113,20 +123,38 @@ class BlockReader:
 
     def readline(self, maxlen):
         """Bytes up to and including the next newline (or EOF); None if longer than maxlen."""
-        while True:
-            nl = self.buf.find(b"\n", self.pos)
-            if nl != -1:
-                if nl - self.pos > maxlen:
-                    return None
-                line = self.buf[self.pos:nl + 1]
-                self.pos = nl + 1
-                return line
-            if len(self.buf) - self.pos > maxlen:
+        nl = self.buf.find(b"\n", self.pos)
+        if nl != -1:
+            if nl - self.pos > maxlen:
                 return None
-            if not self.more():
-                line = self.buf[self.pos:]
-                self.pos = len(self.buf)
-                return line
+            line = self.buf[self.pos:nl + 1]
+            self.pos = nl + 1
+            return line
+        return self._long_line(maxlen)
+
+    def _long_line(self, maxlen):
+        """:meth:`readline` for a line that goes on past the buffer: its blocks are gathered and
+        joined once (growing the buffer block by block copied it whole each time)."""
+        pieces = [self.buf[self.pos:]]
+        size = len(pieces[0])
+        self.base += len(self.buf)
+        self.buf, self.pos = b"", 0
+        while size <= maxlen:
+            chunk = b"" if self.eof else self._read_block()
+            if not chunk:
+                self.eof = True
+                return b"".join(pieces)
+            nl = chunk.find(b"\n")
+            if nl != -1:
+                self.buf, self.pos = chunk, nl + 1
+                if size + nl > maxlen:
+                    return None
+                pieces.append(chunk[:nl + 1])
+                return b"".join(pieces)
+            pieces.append(chunk)
+            size += len(chunk)
+            self.base += len(chunk)
+        return None
 
 
 def parse_header(reader, path):
@@ -197,6 +225,12 @@ def _fill(reader, n):
     return len(reader.buf) - reader.pos
 
 
+def _count_fields(values):
+    """``len(values.split(b" "))`` less the empty fields, without a list of (up to 2 Mi) fields."""
+    filled = np.frombuffer(values, dtype=np.uint8) != 0x20
+    return int(filled[0]) + int(np.count_nonzero(filled[1:] & ~filled[:-1])) if filled.size else 0
+
+
 def looks_text(reader, dim):
     """Decide text vs binary from the first record after the header, without consuming it.
 
@@ -240,7 +274,7 @@ def looks_text(reader, dim):
     values = (rest if nl == -1 else rest[:nl]).rstrip(b"\r ")
     region = rest[:4 * dim]
     if values and _TEXT_VALUES.match(values) is not None:
-        if len(values.split()) == dim:
+        if _count_fields(values) == dim:
             return True
         return _printable(region)  # a text line with the wrong number of values
     # not plain numbers: text only if the vector's worth of bytes is text (e.g. "1,5" decimals)

@@ -11,7 +11,7 @@ from . import word2vec_stream as stream
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["read_text_records", "text_sizes"]
+__all__ = ["check_text_dim", "read_text_records", "text_sizes"]
 
 _TEXT_VALUES_STR = re.compile(r"[0-9eE+\-. naifNAIFtyTY]*")
 _FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
@@ -96,6 +96,24 @@ def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_i
     return block
 
 
+def check_text_dim(dim, path):
+    """Refuse a text file of more than :data:`~w2v.formats.word2vec_stream.MAX_TEXT_DIM` dimensions.
+
+    Parameters
+    ----------
+    dim : int
+    path : str
+        The file, for the message.
+
+    Raises
+    ------
+    FormatError
+    """
+    if dim > stream.MAX_TEXT_DIM:
+        raise FormatError(f"{path}: line 1: a text file of dim {dim:,}, more than the {stream.MAX_TEXT_DIM:,} "
+                          "the text format allows (a corrupt header?)")
+
+
 def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8", header_lines=1):
     """Read ``count`` text lines (``word v1 ... vdim``) into words and a float32 matrix.
 
@@ -123,9 +141,11 @@ def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8"
     Raises
     ------
     FormatError
-        A missing, overlong or malformed line, a number that does not parse,
-        or a vector holding NaN or infinity; the message gives the line number.
+        A dim over :data:`~w2v.formats.word2vec_stream.MAX_TEXT_DIM`, a
+        missing, overlong or malformed line, a number that does not parse, or
+        a vector holding NaN or infinity; the message gives the line number.
     """
+    check_text_dim(dim, path)
     words, key_to_index = [], {}
     blocks = []
     max_line = max(1 << 20, 64 * (dim + 1) + stream.MAX_WORD)
@@ -159,8 +179,6 @@ def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8"
     return words, np.ascontiguousarray(vectors), key_to_index
 
 
-
-
 def text_sizes(path, limit, decoding):
     """The number of vectors and their dim in a text file without a header line (gensim's ``no_header``).
 
@@ -187,7 +205,7 @@ def text_sizes(path, limit, decoding):
     with stream.open_input(path) as fin:
         reader = stream.BlockReader(fin, path)
         reader.more()
-        max_line = 1 << 30
+        max_line = 64 * (stream.MAX_TEXT_DIM + 1) + stream.MAX_WORD   # as read_text_records allows
         while limit is None or count < limit:
             line = reader.readline(max_line)
             if line is None:
