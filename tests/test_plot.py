@@ -128,11 +128,16 @@ def test_each_group_of_neighbours_is_its_own_cluster(method):
     if method not in installed_methods():
         pytest.skip(f"{method} is not installed (w2v[plot], w2v[umap])")
     sel = select_words(clustered_vectors(), neighbours=list(HEADS), topn=10)
-    coords = project(sel.vectors, method, seed=1)
+    coords = project(sel.vectors, method, seed=1, group=11)
     assert coords.shape == (44, 2) and np.isfinite(coords).all()
     # a linear projection may lay two of the four groups over each other; the others keep each apart
     assert _groups_apart(coords, sel.groups) >= (0.75 if method == "pca" else 1.0)
-    assert np.array_equal(coords, project(sel.vectors, method, seed=1))   # the same seed, the same map
+    if method != "pca":   # each group is farther from the others than it is wide
+        d = np.sqrt(((coords[:, None] - coords[None]) ** 2).sum(-1))
+        for g in range(4):
+            mine = sel.groups == g
+            assert d[mine][:, ~mine].min() > d[mine][:, mine].max()
+    assert np.array_equal(coords, project(sel.vectors, method, seed=1, group=11))   # the same seed, the same map
 
 
 def test_pca_is_numpy_and_its_signs_are_fixed():

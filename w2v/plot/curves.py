@@ -102,7 +102,7 @@ def smoothed_rate(time, rate, resumes, width=5):
     return out
 
 
-def _title(report):
+def _title(report, series):
     s = report.get("settings") or {}
     parts = []
     if s:
@@ -112,7 +112,9 @@ def _title(report):
     if corpus:
         names = [str(c).replace("\\", "/").rsplit("/", 1)[-1] for c in corpus]
         parts.append(", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else ""))
-    if report.get("train_seconds") is not None:
+    if series["resumes"]:   # the seconds of every segment; the report's words/s are its own process's
+        parts.append(f"{series['time'].max():.1f} s in {len(series['resumes']) + 1} segments")
+    elif report.get("train_seconds") is not None:
         rate = report.get("words_per_sec")
         parts.append(f"{report['train_seconds']:.1f} s" + (f", {rate / 1e3:,.0f}k words/s" if rate else ""))
     return "w2v training: " + "; ".join(parts) if parts else "w2v training"
@@ -165,6 +167,8 @@ def training(report, size=DEFAULT_SIZE, dpi=100, title=None):
             if np.isfinite(y).any():   # a rate from 0, the spikes of short ticks cut off
                 ax.set_ylim(0, 1.3 * np.nanmax(y))
         ax.plot(x, y, color=LINE, linewidth=1.4, marker="o" if len(x) < 30 else None, markersize=3)
+        if key == "merge_seconds":
+            ax.set_ylim(bottom=0)
         ax.set_ylabel(label)
         ax.grid(alpha=0.25)
         for t in series["epoch_ends"]:
@@ -173,7 +177,7 @@ def training(report, size=DEFAULT_SIZE, dpi=100, title=None):
             ax.axvline(t, color=RESUME, linestyle="--", linewidth=1.2)
     _annotate(axes[0], series)
     axes[-1].set_xlabel("training seconds" + (" (segments of the resumed run joined)" if series["resumes"] else ""))
-    fig.suptitle(title if title is not None else _title(report), fontsize=11)
+    fig.suptitle(title if title is not None else _title(report, series), fontsize=11)
     fig.tight_layout()
     return fig
 

@@ -50,7 +50,8 @@ def word_map_html(kv, top=DEFAULT_TOP, skip_top=0, words=None, neighbours=None, 
     selection = select_words(kv, top=top, skip_top=skip_top, words=words, neighbours=neighbours, topn=topn,
                              restrict_vocab=restrict_vocab)
     method = best_method() if method in (None, "auto") else method
-    coords = project(selection.vectors, method, seed)
+    # a map of neighbour groups keeps groups of topn + 1 words apart
+    coords = project(selection.vectors, method, seed, group=topn + 1 if neighbours else None)
     near = kv.most_similar_batch(selection.words, topn=hover_neighbours, restrict_vocab=restrict_vocab)
     if title is None:
         title = default_title(selection, top, skip_top, words, neighbours, method)

@@ -38,7 +38,7 @@ def best_method():
     return installed_methods()[0]
 
 
-def project(vectors, method="auto", seed=1):
+def project(vectors, method="auto", seed=1, group=None):
     """Points on a plane for ``vectors``, one per row.
 
     Parameters
@@ -49,6 +49,11 @@ def project(vectors, method="auto", seed=1):
         ``auto`` (:func:`best_method`), ``pca``, ``tsne`` or ``umap``.
     seed : int
         The random seed of t-SNE and UMAP (the same seed gives the same map).
+    group : int, optional
+        The size of the groups the map should keep apart (a word and its
+        neighbours): t-SNE's perplexity is half of it, UMAP's n_neighbors
+        is it.  By default the packages' own, 30 and 15 (at most a third of
+        the words and all but one).
 
     Returns
     -------
@@ -72,8 +77,8 @@ def project(vectors, method="auto", seed=1):
     if n < 5 or method == "pca":   # t-SNE and UMAP need a few neighbours; PCA is exact for so few
         return pca(x)
     if method == "tsne":
-        return _tsne(x, seed)
-    return _umap(x, seed)
+        return _tsne(x, seed, _perplexity(n, group))
+    return _umap(x, seed, int(min(group or 15, n - 1)))
 
 
 def pca(x):
@@ -91,25 +96,27 @@ def pca(x):
     return centred @ comps.T
 
 
-def _perplexity(n):
-    return float(max(2.0, min(30.0, (n - 1) / 3.0)))
+def _perplexity(n, group):
+    # at most (n - 1) / 3, which scikit-learn requires
+    wanted = 30.0 if group is None else group / 2
+    return float(max(2.0, min(wanted, (n - 1) / 3.0)))
 
 
-def _tsne(x, seed):
+def _tsne(x, seed, perplexity):
     if _installed("openTSNE"):
         from openTSNE import TSNE
         # Barnes-Hut: 1.9 s for 300 words, where the FFT method (for large n) takes 6.0 s
-        embedding = TSNE(n_components=2, perplexity=_perplexity(len(x)), metric="cosine", initialization="pca",
+        embedding = TSNE(n_components=2, perplexity=perplexity, metric="cosine", initialization="pca",
                          negative_gradient_method="bh", random_state=seed, n_jobs=1, verbose=False).fit(x)
         return np.asarray(embedding, dtype=np.float64)
     if _installed("sklearn"):
         from sklearn.manifold import TSNE
-        return TSNE(n_components=2, perplexity=_perplexity(len(x)), metric="cosine", init="pca",
+        return TSNE(n_components=2, perplexity=perplexity, metric="cosine", init="pca",
                     random_state=seed).fit_transform(x).astype(np.float64)
     raise MissingExtraError(f"--method tsne needs openTSNE or scikit-learn: {PLOT_EXTRA}")
 
 
-def _umap(x, seed):
+def _umap(x, seed, n_neighbors):
     if not _installed("umap"):
         raise MissingExtraError(f"--method umap needs umap-learn: {UMAP_EXTRA}")
     import warnings
@@ -117,6 +124,6 @@ def _umap(x, seed):
     import umap
     with warnings.catch_warnings():   # "n_jobs overridden by setting random_state": wanted, for the same map
         warnings.simplefilter("ignore")
-        model = umap.UMAP(n_components=2, n_neighbors=int(min(15, len(x) - 1)), metric="cosine",
+        model = umap.UMAP(n_components=2, n_neighbors=max(2, n_neighbors), metric="cosine",
                           random_state=seed, init="spectral")
         return np.asarray(model.fit_transform(x), dtype=np.float64)

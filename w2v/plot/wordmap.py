@@ -72,7 +72,8 @@ def word_map(kv, top=DEFAULT_TOP, skip_top=0, words=None, neighbours=None, topn=
     selection = select_words(kv, top=top, skip_top=skip_top, words=words, neighbours=neighbours, topn=topn,
                              restrict_vocab=restrict_vocab)
     method = best_method() if method in (None, "auto") else method
-    coords = project(selection.vectors, method, seed)
+    # a map of neighbour groups keeps groups of topn + 1 words apart
+    coords = project(selection.vectors, method, seed, group=topn + 1 if neighbours else None)
     if title is None:
         title = default_title(selection, top, skip_top, words, neighbours, method)
     return draw_word_map(selection, coords, size=size, dpi=dpi, title=title, font_size=font_size)
