@@ -33,6 +33,12 @@ def run_cli(*args, block=(), timeout=120):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 
 
+def test_w2v_plot_after_a_plain_import_w2v():
+    code = "import sys, w2v; assert 'w2v.plot' not in sys.modules; print(w2v.plot.word_map.__name__)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout == "word_map\n", result.stderr
+
+
 # ------------------------------------------------------------------ the rows read
 def test_load_rows_reads_only_the_rows_asked(tmp_path):
     model = tmp_path / "model"

@@ -150,3 +150,27 @@ def test_the_rounds_of_a_dask_run_are_bounded():
     assert rows[:, 4].mean() == pytest.approx(np.mean([x["merge_seconds"] for x in log]))
     small = RunResult([2.0], 1, 1, 1, 1.0, details={"distributed": {"log": log[:4]}}).progress_report()["rounds"]
     assert [r[:3] for r in small["rows"]] == [[1, 1, 1], [1, 2, 1], [1, 3, 1], [1, 4, 1]]
+
+
+def test_a_device_that_asks_whether_a_tick_is_due_gets_them_in_every_span():
+    # the GPU runner reads its statistics only when a line or a tick is due (tick_due); with
+    # checkpoints each epoch is a span of its own, whose counts start again from 0
+    from w2v.run import train_spans
+
+    class Model:
+        settings = Settings(threads=1, epochs=4)
+        encoded_corpus = type("Encoded", (), {"length": 10_000})()
+        run_state = {}
+
+        def finish_epochs(self, done, result=None):
+            pass
+
+    def train_span(settings, progress, offset, total):
+        for done in range(100, settings.epochs * 10_000 + 1, 100):
+            if progress.tick_due(done):
+                progress.maybe_report(done, 1.0, 1, (done - 1) // 10_000)
+        return RunResult([1.0] * settings.epochs, 1, 1, 1, 1.0)
+
+    progress = Progress(40_000, Model.settings, quiet=True)
+    result = train_spans(Model(), 0, train_span, progress, on_epoch_end=lambda e: None)
+    assert [t[2] for t in result.progress] == pytest.approx([k / 100 for k in range(1, 101)])

@@ -256,6 +256,9 @@ class _Shifted:
     def epoch_done(self, epoch, loss_sum, examples):
         self._inner.epoch_done(epoch + self._epoch0, loss_sum, examples)
 
+    def tick_due(self, done):
+        return self._inner.tick_due(done + self._done0)
+
     def __getattr__(self, name):
         return getattr(self._inner, name)
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .choose import DEFAULT_TOP, select_words
-from .deps import new_figure
+from .deps import new_figure, require_matplotlib
 from .labels import overlapping_pairs, place_labels
 from .project import project
 
@@ -68,7 +68,7 @@ def word_map(kv, top=DEFAULT_TOP, skip_top=0, words=None, neighbours=None, topn=
     """
     from .project import best_method
 
-    new_figure((100, 100))   # matplotlib is there, before any work
+    require_matplotlib()   # before any work
     selection = select_words(kv, top=top, skip_top=skip_top, words=words, neighbours=neighbours, topn=topn,
                              restrict_vocab=restrict_vocab)
     method = best_method() if method in (None, "auto") else method
