@@ -92,7 +92,9 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("corpus", help="training text (whitespace-tokenized, e.g. text8-normalized)")
+    ap.add_argument("corpus", nargs="?", help="training text (whitespace-tokenized, e.g. text8-normalized)")
+    ap.add_argument("--chart", metavar="JSON", default=None,
+                    help="only draw the chart of a saved run (its .json) into a .png beside it")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--model", nargs="+", choices=["sg", "cbow"], default=["sg", "cbow"])
     ap.add_argument("--systems", nargs="+", choices=ALL_SYSTEMS, default=DEFAULT_SYSTEMS,
@@ -682,8 +684,24 @@ def make_chart(path: Path, rows: list[dict], title: str) -> str | None:
 
 # --------------------------------------------------------------------------- main
 
+def redraw_chart(path: Path) -> int:
+    """The chart of a saved run, from its JSON, as the run would have drawn it."""
+    saved = json.loads(path.read_text())
+    meta = saved["meta"]
+    title = (f"{Path(meta['config']['corpus']).name} ({meta['corpus_tokens'] / 1e6:.1f}M tokens), "
+             f"{meta['machine']['cpu_model']}, median of {meta['config']['repeats']}")
+    msg = make_chart(path.with_suffix(".png"), saved["summary"], title)
+    print(msg or f"wrote {path.with_suffix('.png')}", file=sys.stderr)
+    return 1 if msg else 0
+
+
 def main(argv=None) -> int:
     a = parse_args(argv)
+    if a.chart:
+        return redraw_chart(Path(a.chart))
+    if a.corpus is None:
+        print("error: give a corpus (or --chart JSON)", file=sys.stderr)
+        return 2
     corpus = Path(a.corpus)
     if not corpus.is_file():
         print(f"error: corpus {corpus} not found", file=sys.stderr)

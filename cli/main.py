@@ -22,6 +22,9 @@ except ImportError:  # pragma: no cover - module not written yet
     _register_vector_commands = None
 if _register_vector_commands is not None:
     _register_vector_commands(main)
+from .plot import register as _register_plot_commands  # noqa: E402
+
+_register_plot_commands(main)   # plot, plot-run, export
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -173,6 +173,9 @@ def check_outputs_not_corpus(corpus, **paths):
               help="With Dask: tokens each worker trains between two synchronizations [default: 1000000].")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Write timings, throughput and losses as JSON to this file.")
+@click.option("--plot-training", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Draw the running loss, words/s and learning rate into this picture (.png, .svg, .pdf); "
+                   "needs w2v[plot].")
 @click.option("--allow-binary", is_flag=True,
               help="Read inputs that do not look like text (by default an input whose first 65,536 "
                    "characters hold a NUL byte, or more than 30% bytes that are not UTF-8 or control "
@@ -206,9 +209,12 @@ def train(corpus, **options):
     shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {cmd.output} ({cmd.format_name}); "
                   f"training {result.seconds:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), "
                   f"total {total:.1f}s")
+    report = build_report(m, corpus, cmd.output, words_per_sec, save_seconds=save_seconds, total_seconds=total)
     if cmd.report_json:
-        write_report(cmd.report_json, m, corpus, cmd.output, words_per_sec,
-                     save_seconds=save_seconds, total_seconds=total)
+        write_report(cmd.report_json, report)
+    if cmd.plot_training:
+        from w2v.plot import save_figure, training
+        save_figure(training(report), cmd.plot_training)
     if demo:
         print_demo_neighbours(m.wv)
     sys.stdout.flush()
@@ -252,6 +258,7 @@ class TrainCommand:
     dask_workers: int = None
     round_words: int = None
     allow_binary: bool = False
+    plot_training: str = None
 
     @property
     def demo(self):
@@ -274,7 +281,7 @@ class TrainCommand:
 
     def output_paths(self):
         return {"output": self.output, "report_json": self.report_json, "save_model": self.save_model,
-                "checkpoint": self.checkpoint}
+                "checkpoint": self.checkpoint, "plot_training": self.plot_training}
 
     def check(self):
         """Refuse bad combinations and unwritable outputs before the corpus is read."""
@@ -294,6 +301,11 @@ class TrainCommand:
         check_writable(self.output)
         if self.report_json:
             check_writable(self.report_json)
+        if self.plot_training:   # matplotlib and a known format, before the corpus is read
+            from w2v.plot.deps import format_of, require_matplotlib
+            format_of(self.plot_training)
+            require_matplotlib()
+            check_writable(self.plot_training)
         for option, path in (("--save-model", self.save_model), ("--checkpoint", self.checkpoint)):
             if path:
                 full.check_model_dir(path, option)
@@ -352,10 +364,8 @@ class TrainCommand:
         return time.perf_counter() - t_save
 
 
-def write_report(path, m, corpus, output, words_per_sec, save_seconds, total_seconds):
-    """Write ``--report-json``: timings, throughput, losses and settings of the run (atomically)."""
-    from w2v.atomic import atomic_write_text
-
+def build_report(m, corpus, output, words_per_sec, save_seconds, total_seconds):
+    """The report of a run: timings, throughput, losses, settings and progress ticks."""
     result = m.last_train
     report = {
         "corpus": list(corpus), "output": output, "vocab_size": len(m.vocab),
@@ -368,6 +378,14 @@ def write_report(path, m, corpus, output, words_per_sec, save_seconds, total_sec
         "save_seconds": save_seconds, "total_seconds": total_seconds, "words_per_sec": words_per_sec,
         "settings": m.settings.to_dict(),
     }
+    report.update(result.progress_report())   # progress ticks; a Dask run's rounds
+    return report
+
+
+def write_report(path, report):
+    """Write ``--report-json`` (atomically)."""
+    from w2v.atomic import atomic_write_text
+
     atomic_write_text(path, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
 
 

@@ -24,6 +24,9 @@ _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fas
 
 
 def __getattr__(name):
+    if name == "plot":   # the pictures (w2v.plot.word_map, w2v.plot.training) after a plain `import w2v`
+        import importlib
+        return importlib.import_module("w2v.plot")
     if name in _LAZY:
         import importlib
         module, attr = _LAZY[name]

@@ -375,8 +375,11 @@ class Word2Vec:
 
     def finish_epochs(self, epochs_done, result=None):
         """Record that the run has done ``epochs_done`` epochs; with ``result`` (the run's result so
-        far) it becomes ``last_train`` and the cached vectors are dropped."""
+        far) it becomes ``last_train``, its progress ticks are kept in ``run_state`` (a checkpoint
+        saves them) and the cached vectors are dropped."""
         self.run_state["epochs_done"] = epochs_done
+        if result is not None and result.progress:
+            self.run_state["progress"] = result.progress
         if result is not None:
             self._wv = None
             self.last_train = result

@@ -55,6 +55,7 @@ __all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model"]
 MODEL_FORMAT = "w2v-model"
 MODEL_VERSION = 1
 MODEL_FILE = "model.json"
+MAX_TICKS = 100_000   # progress ticks in training.progress (a run records about 100)
 
 
 # --------------------------------------------------------------------------- save
@@ -208,7 +209,21 @@ def _training_state(header, mpath):
         raise FormatError(f"{mpath}: training.sharded must be true or false, got {sharded!r}")
     if sharded:
         state["sharded"] = True
+    ticks = t.get("progress")
+    if ticks is not None:
+        state["progress"] = _progress_ticks(ticks, mpath)
     return state
+
+
+def _progress_ticks(ticks, mpath):
+    # training.progress: the run's progress ticks (w2v.run.TICK_COLUMNS), rows of 7 numbers or nulls
+    def number(x):
+        return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
+
+    if not (isinstance(ticks, list) and len(ticks) <= MAX_TICKS
+            and all(isinstance(r, list) and len(r) == 7 and all(map(number, r)) for r in ticks)):
+        raise FormatError(f"{mpath}: training.progress must be a list of at most {MAX_TICKS:,} rows of 7 numbers")
+    return ticks
 
 
 def load_model(cls, path):

@@ -12,6 +12,8 @@ import time
 from .console import line_left_open, write_or_drop
 from .corpus import scan_corpus
 
+TICKS = 100   # progress ticks recorded per run: one each time 1% of the run is done
+
 
 class Progress:
     """Progress lines on stderr: % done, words/s, ETA, learning rate, running loss.
@@ -24,6 +26,11 @@ class Progress:
     On a terminal the progress line (and a :meth:`status`) is redrawn in
     place every ``interval`` (0.5 s); elsewhere (a log file, a pipe) each is
     a line of its own, every 5 s.
+
+    Whether or not lines are shown, each 1% of the run done records a tick in
+    :attr:`ticks` (at most :data:`TICKS` + 1 per process): the fields of
+    :data:`w2v.run.TICK_COLUMNS` but the segment, that ``--report-json``
+    keeps and ``w2v plot-run`` draws.
     """
 
     def __init__(self, total_words, settings, stream=None, quiet=False, interval=None, words_per_id=1.0):
@@ -37,6 +44,9 @@ class Progress:
         self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
         self.t0 = time.perf_counter()
         self.last = self.t0
+        self.ticks = []         # [seconds, fraction, epoch, words/s, learning rate, loss] each 1% of the run
+        self._tick_at = self._next_tick(0)
+        self._tick_from = (0.0, 0)   # seconds and ids of this process at the last tick
 
     def resume_from(self, done_before):
         """A resumed run: ``done_before`` of the ``total`` ids were trained before it.
@@ -45,6 +55,48 @@ class Progress:
         count only what this process trains.
         """
         self.done_before = min(max(0, done_before), self.total)
+        self._tick_at = self._next_tick(self.done_before)
+
+    def _next_tick(self, ids):
+        """The ids of the run after which the tick that follows ``ids`` is due."""
+        k = ids * TICKS // self.total + 1
+        return -(-k * self.total // TICKS)
+
+    def tick_due(self, done):
+        """Whether :meth:`maybe_report` after ``done`` ids of this process records a tick."""
+        return self.done_before + done >= self._tick_at
+
+    def run_ticks(self, earlier=None):
+        """The run's ticks: ``earlier`` (rows of :data:`w2v.run.TICK_COLUMNS`, saved with a
+        checkpoint) and this process's, as the segment after theirs.
+
+        Parameters
+        ----------
+        earlier : list of list, optional
+            The ticks of the processes that trained the run's first epochs.
+
+        Returns
+        -------
+        list of list
+            Rows of :data:`w2v.run.TICK_COLUMNS`.
+        """
+        earlier = [list(row) for row in earlier or []]
+        segment = int(earlier[-1][0]) + 1 if earlier else 0
+        return earlier + [[segment] + row for row in self.ticks]
+
+    def _tick(self, now, done, loss, examples, epoch):
+        seconds = max(now - self.t0, 1e-9)
+        ids = self.done_before + done
+        frac = min(1.0, ids / self.total)
+        seconds_before, done_before = self._tick_from
+        rate = (done - done_before) / max(seconds - seconds_before, 1e-9) * self.words_per_id
+        mean_loss = float(loss / examples) if examples else None
+        if mean_loss is not None and mean_loss != mean_loss:
+            mean_loss = None
+        self.ticks.append([round(seconds, 4), round(frac, 6), int(epoch) + 1, round(float(rate), 1),
+                           round(float(self.alpha_at(frac)), 9), mean_loss])
+        self._tick_from = (seconds, done)
+        self._tick_at = self._next_tick(ids)
 
     def exclude(self, seconds):
         """Leave ``seconds`` spent on something else (a checkpoint's save) out of words/s and the ETA."""
@@ -59,8 +111,11 @@ class Progress:
         """A progress line after ``done`` ids of this process, at most one per ``interval`` unless ``force``.
 
         ``loss`` and ``examples`` are the sums of epoch ``epoch`` (0-based) so far.
+        A tick is recorded when one is due (:meth:`tick_due`), shown or not.
         """
         now = time.perf_counter()
+        if self.tick_due(done):
+            self._tick(now, done, loss, examples, epoch)
         if self.quiet or (not force and now - self.last < self.interval):
             return
         self.last = now

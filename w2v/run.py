@@ -17,8 +17,15 @@ import numpy as np
 
 from .errors import ParameterError, ResumeWarning
 
-__all__ = ["RunResult", "run_totals", "merge_results", "seed_states", "continued_states",
-           "begin_run", "show_remaining", "train_spans"]
+__all__ = ["RunResult", "TICK_COLUMNS", "ROUND_COLUMNS", "run_totals", "merge_results", "seed_states",
+           "continued_states", "begin_run", "show_remaining", "train_spans"]
+
+
+#: the fields of a progress tick (:attr:`RunResult.progress`, ``--report-json``'s ``progress``)
+TICK_COLUMNS = ("segment", "seconds", "fraction", "epoch", "words_per_sec", "learning_rate", "loss")
+#: the fields of a row of ``--report-json``'s ``rounds`` (a Dask run)
+ROUND_COLUMNS = ("epoch", "round", "rounds", "seconds", "merge_seconds", "train_seconds")
+MAX_ROUND_ROWS = 1000   # rows of "rounds": beyond, each row is the mean of consecutive rounds
 
 
 @dataclasses.dataclass
@@ -46,6 +53,9 @@ class RunResult:
         ``"cpu"``, ``"cuda"`` (``"cuda-simulator"`` on Numba's simulator) or ``"dask"``.
     details : dict
         Device-specific figures (CUDA launch figures, Dask's ``distributed`` block).
+    progress : list of list
+        The run's progress ticks, about 100 (rows of :data:`TICK_COLUMNS`), those of
+        the processes that trained a resumed checkpoint's first epochs included (segments 0, 1, ...).
     """
 
     epoch_loss: list
@@ -57,6 +67,35 @@ class RunResult:
     kernel_load_seconds: float = None
     device: str = "cpu"
     details: dict = dataclasses.field(default_factory=dict)
+    progress: list = dataclasses.field(default_factory=list)
+
+    def progress_report(self):
+        """The progress of the run, as ``--report-json`` keeps it and :func:`w2v.plot.training` draws it.
+
+        Returns
+        -------
+        dict
+            ``progress``: ``{"columns": TICK_COLUMNS, "ticks": [...]}``, about 100 rows: in
+            ``segment`` (0, then 1, ... for the processes that continued a checkpoint) after
+            ``seconds`` of training, ``fraction`` of the run done, in ``epoch`` (1-based), the
+            ``words_per_sec`` since the previous tick, the ``learning_rate`` and the running
+            ``loss`` of the epoch (null before its first example).  ``rounds`` (a Dask run):
+            ``{"columns": ROUND_COLUMNS, "rows": [...]}``, a row per round (``rounds`` is 1), or
+            at most :data:`MAX_ROUND_ROWS` rows, each the mean of ``rounds`` consecutive rounds
+            from round ``round`` (1-based) of ``epoch``; ``seconds`` from the previous round's
+            result to this one's, of which ``merge_seconds`` merging and ``train_seconds`` training.
+        """
+        report = {"progress": {"columns": list(TICK_COLUMNS), "ticks": [list(r) for r in self.progress]}}
+        log = self.details.get("distributed", {}).get("log")
+        if log:
+            per = -(-len(log) // MAX_ROUND_ROWS)
+            rows = []
+            for i in range(0, len(log), per):
+                group = log[i:i + per]
+                mean = [sum(x[key] for x in group) / len(group) for key in ROUND_COLUMNS[3:]]
+                rows.append([group[0]["epoch"] + 1, group[0]["round"] + 1, len(group)] + [round(m, 6) for m in mean])
+            report["rounds"] = {"columns": list(ROUND_COLUMNS), "rows": rows}
+        return report
 
 
 def run_totals(per_epoch, seconds):
@@ -190,6 +229,8 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
                  "corpus_words": int(n_words), "corpus_files": model.corpus_files}
     if sharded:
         new_state["sharded"] = True
+    if first and state.get("progress"):   # the ticks of the processes that trained its first epochs
+        new_state["progress"] = state["progress"]
     model.start_run(new_state)
     return first
 
@@ -214,6 +255,9 @@ class _Shifted:
 
     def epoch_done(self, epoch, loss_sum, examples):
         self._inner.epoch_done(epoch + self._epoch0, loss_sum, examples)
+
+    def tick_due(self, done):
+        return self._inner.tick_due(done + self._done0)
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -256,16 +300,19 @@ def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merg
     length = model.encoded_corpus.length
     total = max(1, epochs * length)
     results = []
+    earlier = (model.run_state or {}).get("progress")
+    ticked = merge if progress is None else (
+        lambda done, start: dataclasses.replace(merge(done, start), progress=progress.run_ticks(earlier)))
     if first < epochs:
         spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
         for a, b in spans:
             sub = dataclasses.replace(s, epochs=b - a)
             shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
             results.append(train_span(sub, shown, a * length, total))
-            model.finish_epochs(b, None if on_epoch_end is None else merge(results, first))
+            model.finish_epochs(b, None if on_epoch_end is None else ticked(results, first))
             if on_epoch_end is not None:
                 t = time.perf_counter()
                 on_epoch_end(b - 1)
                 if progress is not None:   # a checkpoint's save is not training time
                     progress.exclude(time.perf_counter() - t)
-    return merge(results, first)
+    return ticked(results, first)

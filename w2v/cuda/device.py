@@ -265,11 +265,12 @@ class DeviceTraining:
         return self.h_stats
 
     def report(self, epoch, force=False):
-        """A progress line if one is due."""
+        """A progress line or a progress tick if one is due."""
         progress = self.progress
         if progress is None:
             return
-        if not force and (progress.quiet or time.perf_counter() - progress.last < progress.interval):
+        shown = not progress.quiet and time.perf_counter() - progress.last >= progress.interval
+        if not (force or shown or progress.tick_due(self.done)):
             return
         h_stats = self.epoch_stats(epoch)
         progress.maybe_report(self.done, h_stats[0], h_stats[1], epoch, force)

@@ -163,6 +163,7 @@ class _DaskRun:
         self.weights = [model.syn0, model.syn1neg, model.syn1]
         setup = {"tables": model.tables, "params": dict(kernel_params(s), seed=s.seed)}
         self.progress = _run_progress(model, self.first, length, self.progress_stream, self.quiet)
+        self.earlier_ticks = (model.run_state or {}).get("progress")   # of a resumed checkpoint
         self.stats = np.zeros((s.epochs, 4), np.float64)
         self.rounds = Rounds(self.tasks, self.plan, self.run_id,
                              [sharded.encoded[a:b] for a, b in self.shard_plan.lanes], self.weights, setup,
@@ -232,7 +233,8 @@ def _run_result(run, stop, seconds):
     log = run.log
     mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
     n_workers = len(run.workers)
-    return RunResult(**run_totals(run.stats[run.first:stop], seconds), first_epoch=run.first, device="dask", details={
+    return RunResult(**run_totals(run.stats[run.first:stop], seconds), first_epoch=run.first, device="dask",
+                     progress=run.progress.run_ticks(run.earlier_ticks), details={
         "distributed": {
             "workers": n_workers, "lanes": len(run.shard_plan.lanes), "shards": len(run.shard_plan.shards),
             "merge": run.plan.merge, "round_words": run.round_words, "rounds_per_epoch": run.plan.n_rounds,
