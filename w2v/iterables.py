@@ -26,6 +26,7 @@ import itertools
 import os
 import weakref
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -50,10 +51,17 @@ class CorpusSource:
     iterable : iterable of list of str, optional
         The sentences; kept by weak reference where the object allows one
         (a list is kept as is), so that :meth:`is_same` recognises it.
+
+    The reader of the corpus records what it read in ``n_sentences``,
+    ``n_tokens``, ``files`` and ``file_stats``.
     """
 
     def __init__(self, paths=None, iterable=None):
         self.paths = paths
+        self.n_sentences = None     # once read: gensim's corpus_count of it
+        self.n_tokens = None        # once read: its tokens (corpus_total_words)
+        self.files = None           # once read: its files as absolute paths (None for sentences)
+        self.file_stats = None      # once read: (path, size, mtime) of its regular files, else None
         self._ref = None
         self._length = None
         if iterable is not None:
@@ -127,12 +135,10 @@ def corpus_source(corpus_iterable=None, corpus_file=None, passes=1, file_backed=
             raise CorpusError(f"no file {first!r}: a list of str is read as file paths; give sentences as "
                               "lists of tokens")
         return CorpusSource(paths=list(corpus_iterable))
-    try:
-        one_shot = iter(corpus_iterable) is corpus_iterable
-    except TypeError:
+    if not isinstance(corpus_iterable, Iterable):
         raise ParameterError(f"the corpus must be paths or an iterable of lists of str tokens, "
-                             f"not {type(corpus_iterable).__name__}") from None
-    if one_shot and passes > 1:
+                             f"not {type(corpus_iterable).__name__}")
+    if isinstance(corpus_iterable, Iterator) and passes > 1:
         raise ParameterError(f"the corpus is an iterator ({type(corpus_iterable).__name__}), which can be read "
                              f"once, but this call needs {passes} passes (as in gensim): give a restartable "
                              "iterable, such as a list or a class whose __iter__ starts over")
@@ -203,24 +209,15 @@ class _SentenceScan:
         if data is None:
             self.count_in_dict(batch, lens)
         else:
-            self.pending = (self.pool.submit(self.count_bytes, data, self.items, lens), batch, lens)
+            self.pending = (self.pool.submit(self.count_bytes, data, lens), batch, lens)
 
-    def count_bytes(self, data, items, lens):
-        """Split and count ``data`` (the batch joined by spaces) in the byte vocabulary; return its ids
-        with sentinels, or ``None`` when the split does not give back the tokens one for one."""
-        buf = np.frombuffer(data, np.uint8)
-        n = int(lens.sum())
-        _, n_items = items.split(buf, buf.size, True)
-        if n_items != n:
-            return None
-        if n:
-            starts, sizes = items.starts[:n].astype(np.int64), items.lens[:n].astype(np.int64)
-            ends = starts + sizes
-            # every token non-empty, each separated from the next by exactly the one space of the join
-            if sizes.min() <= 0 or starts[0] != 0 or ends[-1] != buf.size or np.any(starts[1:] != ends[:-1] + 1):
-                return None
-        written, _ = self.vocab.count(buf, items, n)
-        return _with_sentinels(items.ids[:written], lens)
+    def count_bytes(self, data, lens):
+        """Split, check and count ``data`` (the batch joined by spaces) in the byte vocabulary, in one
+        call without the GIL; return its ids with sentinels, or ``None`` when the split does not give
+        back the batch's tokens one for one (nothing is counted then)."""
+        out = np.empty(int(lens.sum()) + lens.size, np.int32)
+        ok = self.vocab.count_sentences(np.frombuffer(data, np.uint8), self.items, lens, out)
+        return out if ok else None
 
     def collect(self):
         """Wait for the batch in flight; its ids go to the stream, or it is counted through a dict."""

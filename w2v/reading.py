@@ -55,16 +55,17 @@ class CorpusReading:
                              lambda c: file_backed(c, s.max_sentence_length, s.tokenizer, s.lowercase))
 
     def _is_current(self, source):
-        """Whether ``source`` is the corpus of the model's encoded corpus (the same object or unchanged files)."""
+        """Whether ``source`` is the corpus of the model's encoded corpus: the same iterable object, or
+        the same files (regular files, unchanged in size and modification time since they were read)."""
         cur = self._source
         if cur is None or self._encoded is None:
             return False
-        if source.iterable is not None:
-            return cur.is_same(source.iterable)
-        if cur.iterable is not None or cur.paths is None:
+        if source.iterable is not None and cur.is_same(source.iterable):
+            return True
+        if source.paths is None or cur.paths is None:
             return False
         stats = _file_stats(source.paths)
-        return stats is not None and stats == getattr(cur, "file_stats", None)
+        return stats is not None and stats == cur.file_stats
 
     def _read_for_training(self, source, quiet, progress_stream, allow_binary):
         """Make ``source`` the corpus to train on: kept when it is the one read last, encoded with the
