@@ -25,7 +25,6 @@ W2V_EXCEPTIONS = {
                      "not have (null_word=1 raises ParameterError)",
     "make_cum_table": "negatives are drawn from an alias table, not gensim's cumulative table; "
                       "rebuild_tables() or create_binary_tree() rebuilds it from the counts",
-    "score": "scoring sentences by their log-likelihood under hierarchical softmax is not implemented",
 }
 # None: gensim's 0 (CBOW) and 3 in gensim mode, w2v's skip-gram and every core otherwise (w2v.gensim_params)
 W2V_DEFAULTS = {
@@ -205,3 +204,30 @@ def test_gensims_weight_steps_are_thin_equivalents(trained):
     m.init_sims()
     with pytest.raises(w2v.VocabularyError):
         w2v.Word2Vec().init_weights()
+
+
+@pytest.mark.parametrize("sg", [0, 1])
+def test_score_answers_as_gensims_on_the_same_weights_and_tree(sg):
+    import numpy as np
+
+    ours = w2v.Word2Vec(sentences=SENTENCES, vector_size=12, min_count=1, sample=0, workers=1, epochs=3, hs=1,
+                        negative=0, sg=sg, window=2)
+    g = gensim.models.Word2Vec(SENTENCES, vector_size=12, min_count=1, sample=0, workers=1, epochs=1, hs=1,
+                               negative=0, sg=sg, window=2)
+    t = ours.tables
+    for w in g.wv.index_to_key:
+        i = ours.wv.get_index(w)
+        n = t.hs_lengths[i]
+        g.wv.set_vecattr(w, "code", t.hs_codes[i, :n].astype(np.uint8))
+        g.wv.set_vecattr(w, "point", t.hs_points[i, :n].astype(np.uint32))
+    g.wv.vectors[:] = ours.wv[g.wv.index_to_key]
+    g.syn1[:len(ours.syn1)] = ours.syn1   # gensim keeps one row more than the V - 1 inner nodes
+    probe = SENTENCES[:3] + [["cat", "unknown", "dog", "sat"]]
+    mine, theirs = ours.score(probe), g.score(probe, total_sentences=4)
+    # gensim reads log-sigmoid from a table at the step below: about 0.003 lower per code step
+    assert np.allclose(mine, theirs, rtol=0.04) and np.all(mine >= theirs - 1e-4)
+    assert np.array_equal(np.argsort(mine), np.argsort(theirs))
+    assert ours.score(probe, total_sentences=2).shape == (2,)
+    with pytest.raises(w2v.ParameterError, match="hierarchical"):
+        trained_without_hs = w2v.Word2Vec(sentences=SENTENCES, vector_size=8, min_count=1, epochs=1)
+        trained_without_hs.score(probe)

@@ -3,7 +3,7 @@
 :class:`GensimMethods` is a part of :class:`~w2v.model.Word2Vec` (a mixin):
 gensim's attribute names over the settings (``vector_size``, ``workers``,
 ``sg``, ``epochs``...), ``get_latest_training_loss``,
-``predict_output_word``, ``estimate_memory``, gensim's internal steps as thin
+``predict_output_word``, ``score``, ``estimate_memory``, gensim's internal steps as thin
 equivalents (``init_weights``, ``prepare_weights``, ``update_weights``,
 ``create_binary_tree``, ``init_sims``, ``reset_from``, ``seeded_vector``,
 ``add_lifecycle_event``), and how ``train``'s gensim arguments apply
@@ -11,6 +11,7 @@ equivalents (``init_weights``, ``prepare_weights``, ``update_weights``,
 differs from gensim.
 """
 import datetime
+import itertools
 import logging
 import platform
 import sys
@@ -24,6 +25,7 @@ from .errors import CorpusWarning, ParameterError, VocabularyError
 __all__ = ["GensimMethods"]
 
 logger = logging.getLogger(__name__)
+MAX_SCORED_WORDS = 10000   # gensim's MAX_SENTENCE_LEN: the known words of a sentence that score scores
 
 
 def _setting(name, doc, to_setting=None, from_setting=None):
@@ -164,6 +166,57 @@ class GensimMethods:
         prob /= prob.sum()
         top = np.argsort(-prob, kind="stable")[:topn]
         return [(self.vocab.words[i], float(prob[i])) for i in top]
+
+    def score(self, sentences, total_sentences=int(1e6), chunksize=100, queue_factor=2, report_delay=1):
+        """The log-likelihood of each sentence under the hierarchical softmax output layer, as gensim's.
+
+        Each word is predicted from each word of its full window (skip-gram)
+        or from their sum or mean (CBOW); words outside the vocabulary are
+        skipped, as is a code step whose dot product lies outside [-6, 6].
+        The log-sigmoid is exact (gensim reads a table of 1,000 steps), and
+        a sentence counts its first 10,000 known words.  ``chunksize``,
+        ``queue_factor`` and ``report_delay`` are gensim's job sizes and
+        logging, accepted.
+
+        Returns
+        -------
+        numpy.ndarray of float32
+            One score per sentence, for at most ``total_sentences`` sentences.
+
+        Raises
+        ------
+        ParameterError
+            The model was trained without hierarchical softmax.
+        """
+        if not self.settings.hs:
+            raise ParameterError("score needs the hierarchical softmax output layer (hs=1)")
+        self._require_vocab()
+        index = self.vocab.index
+        scores = []
+        for sentence in itertools.islice(sentences, total_sentences):
+            ids = np.fromiter((index[w] for w in sentence if w in index), np.int64)[:MAX_SCORED_WORDS]
+            scores.append(self._score_ids(ids))
+        return np.asarray(scores, np.float32)
+
+    def _score_ids(self, ids):
+        t, s = self.tables, self.settings
+        syn0, syn1, window = self.syn0, self.syn1, s.window
+        total = 0.0
+        for i, word in enumerate(ids):
+            context = np.concatenate([ids[max(0, i - window):i], ids[i + 1:i + window + 1]])
+            n = int(t.hs_lengths[word])
+            if n == 0 or context.size == 0:
+                continue
+            nodes = syn1[t.hs_points[word, :n]].astype(np.float64)
+            sign = 1.0 - 2.0 * t.hs_codes[word, :n]
+            if s.sg:
+                dots = syn0[context].astype(np.float64) @ nodes.T * sign
+            else:
+                hidden = syn0[context].sum(axis=0, dtype=np.float64)
+                dots = nodes @ (hidden / context.size if s.cbow_mean else hidden) * sign
+            dots = dots[np.abs(dots) < 6.0]
+            total += float(-np.logaddexp(0.0, -dots).sum())
+        return total
 
     def estimate_memory(self, vocab_size=None, report=None):
         """Bytes the model's arrays take for ``vocab_size`` words (default: the vocabulary's), as gensim's report.
