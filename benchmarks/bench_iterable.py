@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import EVAL_DIR, evaluate_vectors, git_describe, machine_info, median, run_timed  # noqa: E402
 
 SYSTEMS = ("gensim", "w2v", "w2v-sentences")
-# the targets: w2v / gensim words/s at least this, quality and memory within these
+# the targets: w2v / gensim words/s at least this, quality and memory within these
 TARGETS = {"speed_ratio": 3.0, "analogy_points": 0.5, "ws353": 0.02, "rss_ratio": 1.2}
 
 
