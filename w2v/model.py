@@ -6,6 +6,8 @@ through these methods only:
 
 * ``set_vocabulary(vocab)``: a new vocabulary, its tables and fresh weights;
   the run state and random states are cleared.
+* ``grow_vocabulary(vocab, old)``: a vocabulary grown from the first ``old``
+  words (an online update): their rows kept, new rows, tables rebuilt.
 * ``set_corpus(encoded, n_tokens, files, vocab_seconds=None)``: the corpus to
   train on (the previous encoded corpus is closed; ``encoded`` may be
   ``None`` where the corpus lives elsewhere, e.g. on Dask workers).
@@ -26,52 +28,61 @@ through these methods only:
   run_state=None)``: install a loaded model's state (:func:`w2v.persist.load_model`).
 
 Read-only properties give the rest of the state: ``encoded_corpus``,
-``corpus_files`` and ``rng_states``.
+``corpus_files`` and ``rng_states``.  Reading corpora (``build_vocab``,
+``read_corpus``) is :mod:`w2v.reading`'s part of the class, gensim's other
+names :mod:`w2v.gensim_api`'s, and the constructor's parameters
+:mod:`w2v.gensim_params`'s.
 """
 import dataclasses
 import threading
-import time
+import warnings
 
-import numpy as np
-
-from .encoded import encode_corpus
+from .aliases import renamed
+from .callbacks import CallbackRun
 from .errors import CorpusError, ParameterError, VocabularyError
+from .gensim_api import GensimMethods
+from .gensim_params import constructor_arguments, constructor_signature
 from .inputs import check_text_files
-from .progress import COMPILING, KernelWatch, Progress, scan_with_progress
+from .progress import Progress
+from .reading import CorpusReading
 from .sampling import build_tables
 from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
-from .train import run_epochs, start_kernel_load
-from .vocab import build_vocab, merge_vocab, vocab_ids
+from .train import run_epochs
 from .weights import fresh_weights, grow_weights
 
 
-class Word2Vec:
+class Word2Vec(CorpusReading, GensimMethods):
     """Skip-gram / CBOW word2vec with negative sampling and/or hierarchical softmax.
 
     Parameters
     ----------
-    **settings
-        Any field of :class:`w2v.settings.Settings` (``model``, ``dim``,
-        ``window``, ``negative``, ``hs``, ``sample``, ``min_count``,
-        ``max_vocab_size``, ``epochs``, ``alpha``, ``min_alpha``, ``threads``,
-        ``seed``, ``ns_exponent``, ``exact``, ``cbow_mean``,
-        ``max_sentence_length``, ``tokenizer``, ``lowercase``,
-        ``memory_budget``, ``device``).
+    sentences, corpus_file, vector_size, alpha, window, min_count, max_vocab_size, sample, seed, workers, \
+min_alpha, sg, hs, negative, ns_exponent, cbow_mean, hashfxn, epochs, null_word, trim_rule, sorted_vocab, \
+batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
+        gensim 4's parameters, in its order; with ``sentences`` or
+        ``corpus_file`` the model trains at once.  Giving any name that only
+        gensim has picks gensim's defaults (CBOW, 3 workers); see
+        :mod:`w2v.gensim_params` and docs/gensim.md for the rule, and the
+        values w2v refuses.
+    model, dim, threads, exact, max_sentence_length, tokenizer, lowercase, memory_budget, device
+        w2v's own names, keyword only: the fields of
+        :class:`w2v.settings.Settings` (``window``, ``negative``... are both).
 
     Raises
     ------
     ParameterError
-        An invalid value (see :meth:`w2v.settings.Settings.validate`); an
-        unknown name is a ``TypeError``.
+        An invalid value (see :meth:`w2v.settings.Settings.validate`), or a
+        gensim value w2v cannot honour; an unknown name is a ``TypeError``.
 
     Examples
     --------
     >>> m = Word2Vec(dim=50, epochs=1).train("corpus.txt")   # doctest: +SKIP
+    >>> m = Word2Vec(sentences=LineSentence("corpus.txt"), vector_size=50)   # doctest: +SKIP
     >>> m.wv["king"]                                           # doctest: +SKIP
-    >>> m.save_word2vec("vectors.bin")                          # doctest: +SKIP
     """
 
-    def __init__(self, **settings):
+    def __init__(self, *args, **kwargs):
+        settings, options = constructor_arguments(args, kwargs)
         self.settings = Settings(**settings)
         self.vocab = None
         self.syn0 = None
@@ -88,6 +99,25 @@ class Word2Vec:
         self._rng_states = None     # the workers' random states, continued by the next run
         self._built_from = None     # the settings the tables were built from (see BUILT_FROM)
         self._wv = None
+        self._source = None         # the corpus of the encoded corpus (w2v.iterables.CorpusSource)
+        self._scanned = None        # a corpus scanned, waiting for prepare_vocab, and its source
+        self._scanned_source = None
+        self._raw = None            # (words, counts) kept by prepare_vocab(keep_raw_vocab=True)
+        self.corpus_count = 0       # gensim's: sentences and tokens read by the last vocabulary pass
+        self.corpus_total_words = 0
+        self.effective_min_count = self.settings.min_count
+        self.max_final_vocab = options.max_final_vocab
+        self.compute_loss = options.compute_loss
+        self.comment = options.comment
+        self.batch_words = options.batch_words   # gensim's job size: w2v sizes its jobs itself
+        self.lifecycle_events = []
+        if options.sentences is not None or options.corpus_file is not None:
+            self._train_at_once(options)
+        elif options.trim_rule is not None or options.callbacks:
+            warnings.warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
+                          "corpus_file); give them to build_vocab() and train()", stacklevel=2)
+
+    __init__.__signature__ = constructor_signature()
 
     @property
     def encoded_corpus(self):
@@ -105,153 +135,6 @@ class Word2Vec:
         return self._rng_states
 
     # ------------------------------------------------------------------ vocabulary
-    def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False, allow_binary=False):
-        """Read the corpus once: count, build the vocabulary and tables, encode the ids.
-
-        Parameters
-        ----------
-        corpus : str or list of str
-            Files, directories or ``"-"`` (stdin).
-        quiet : bool
-            No progress on stderr.
-        update : bool
-            Online update (as gensim's): keep the vocabulary, ids and weights,
-            add the corpus' new words (``min_count`` applies to their counts
-            in ``corpus``) with fresh vectors, add the corpus' counts, rebuild
-            the sampling tables and Huffman tree; see
-            :func:`w2v.vocab.merge_vocab`.  Without it the model is reset.
-        allow_binary : bool
-            Read inputs that do not look like text (see :func:`w2v.corpus.scan_corpus`).
-
-        Returns
-        -------
-        Word2Vec
-            ``self``.
-
-        Raises
-        ------
-        CorpusError
-            A corpus path is missing or unreadable, is not text (unless
-            ``allow_binary``), or holds no token.
-        VocabularyError
-            No word is left after ``min_count``.
-        """
-        self.settings.validate()
-        if update:
-            self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
-            return self._update_vocab(corpus, quiet, progress_stream, allow_binary)
-        s = self.settings
-        shown = Progress(1, s, stream=progress_stream, quiet=quiet)
-        # the time spent on the kernels (a first run compiles them) is kernel_load_seconds, not vocab_seconds
-        with KernelWatch(on_compile=lambda: shown.message(COMPILING)) as kernels:
-            # load the CPU training kernel while the corpus is read (about a second from Numba's cache)
-            loader = start_kernel_load(s) if s.device != "cuda" else None
-            try:
-                scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
-                                                           allow_binary=allow_binary)
-                try:
-                    vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
-                except VocabularyError:
-                    scanned.stream.close()
-                    raise
-                encoded = encode_corpus(scanned, remap, len(vocab))
-            finally:
-                if loader is not None:
-                    kernels.wait(loader)
-            self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
-            self.set_vocabulary(vocab)
-        self.timings["kernel_load_seconds"] = kernels.waited
-        self.timings["vocab_seconds"] = max(0.0, time.perf_counter() - t0 - kernels.waited)
-        if kernels.compiled:
-            reporter.message(f"compiled the training kernels in {kernels.compile_seconds:.1f}s "
-                             f"(later runs load them from the cache)")
-        if not quiet:
-            reporter.message(
-                f"vocabulary: {len(vocab):,} words (min_count={s.min_count}) covering "
-                f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens; "
-                f"encoded corpus {'on disk' if encoded.on_disk else 'in memory'} "
-                f"({self.timings['vocab_seconds']:.1f}s)")
-        return self
-
-    def _update_vocab(self, corpus, quiet, progress_stream, allow_binary):
-        """Online vocabulary update (``build_vocab(corpus, update=True)``), as gensim's.
-
-        * the vocabulary grows as :func:`w2v.vocab.merge_vocab` says: words
-          keep their ids and rows, counts grow, new words are appended;
-        * new rows are fresh inputs and zero outputs
-          (:func:`w2v.weights.grow_weights`);
-        * the subsampling and noise tables are rebuilt from the new counts;
-        * with ``hs`` the Huffman tree is rebuilt from the new counts and
-          ``syn1`` keeps its rows (extended with zero rows to ``V - 1``), as
-          gensim does: an inner node index then names a node of the new tree,
-          which need not be the node that row was trained for.  Rows of the
-          frequent words' upper nodes mostly survive; the rest re-learn quickly.
-        * ``corpus`` is encoded with the merged vocabulary for the next
-          :meth:`train`, which starts a new run.
-        """
-        if self.vocab is None:
-            raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
-        self.vocab.check()
-        s = self.settings
-        scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
-                                                   "updating the vocabulary and encoding the corpus", allow_binary)
-        old = self.vocab
-        try:
-            vocab, remap = merge_vocab(old, scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
-        except VocabularyError:
-            scanned.stream.close()
-            raise
-        encoded = encode_corpus(scanned, remap, len(vocab))
-        self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
-        self.vocab = vocab
-        self.syn0, self.syn1neg, self.syn1 = grow_weights(self.syn0, self.syn1neg, self.syn1, s, len(old),
-                                                          len(vocab))
-        self.rebuild_tables()
-        self._wv = None
-        self.run_state = None
-        self.timings["vocab_seconds"] = time.perf_counter() - t0
-        if not quiet:
-            reporter.message(f"vocabulary update: {len(vocab) - len(old):,} new words, {len(vocab):,} in all; "
-                             f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens covered")
-        return self
-
-    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False):
-        """Read ``corpus`` and encode it with the model's vocabulary as it is, for the next :meth:`train`.
-
-        Unknown words are dropped; the vocabulary, its counts, the tables and
-        the weights do not change.  This is what ``train(corpus)`` does on a
-        model that already has a vocabulary.
-
-        Returns
-        -------
-        Word2Vec
-            ``self``.
-
-        Raises
-        ------
-        VocabularyError
-            The model has no vocabulary, or no word of the corpus is in it.
-        CorpusError
-            As :meth:`build_vocab`.
-        """
-        if self.vocab is None:
-            raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
-        self.vocab.check()
-        scanned, reporter, t0 = scan_with_progress(corpus, self.settings, quiet, progress_stream,
-                                                   "encoding it with the model's vocabulary", allow_binary)
-        remap = vocab_ids(self.vocab, scanned.words)
-        if not np.any(remap >= 0):
-            scanned.stream.close()
-            raise VocabularyError("no word of the corpus is in the model's vocabulary "
-                                  "(use build_vocab(corpus, update=True) to add new words)")
-        encoded = encode_corpus(scanned, remap, len(self.vocab))
-        self.set_corpus(encoded, scanned.n_tokens, scanned.absolute_files)
-        self.timings["vocab_seconds"] = time.perf_counter() - t0
-        if not quiet:
-            reporter.message(f"corpus: {encoded.n_words:,} of {scanned.n_tokens:,} tokens in the model's "
-                             f"vocabulary of {len(self.vocab):,} words")
-        return self
-
     def set_vocabulary(self, vocab):
         """A new vocabulary: its sampling tables, fresh weights; no run state, no random states.
 
@@ -264,6 +147,22 @@ class Word2Vec:
         self._init_weights()
         self.run_state = None
         self._rng_states = None
+
+    def grow_vocabulary(self, vocab, old):
+        """An online update's vocabulary, whose first ``old`` words are the current ones.
+
+        Their rows are kept; the new words get fresh input rows and zero output rows
+        (:func:`w2v.weights.grow_weights`); the tables are rebuilt from the new counts,
+        with ``hs`` the Huffman tree too (``syn1`` keeps its rows, as gensim's: a row
+        then serves the node of that index in the new tree, and re-learns quickly).
+        The run state is cleared.
+        """
+        self.vocab = vocab
+        self.syn0, self.syn1neg, self.syn1 = grow_weights(self.syn0, self.syn1neg, self.syn1, self.settings, old,
+                                                          len(vocab))
+        self.rebuild_tables()
+        self._wv = None
+        self.run_state = None
 
     def set_corpus(self, encoded, n_tokens, files, vocab_seconds=None):
         """The corpus the next :meth:`train` trains on; the previous encoded corpus is closed.
@@ -416,94 +315,102 @@ class Word2Vec:
         return self
 
     # ------------------------------------------------------------------ training
-    def train(self, corpus=None, quiet=True, progress_stream=None, on_epoch_end=None, client=None,
-              allow_binary=False, **dist_options):
+    @renamed(corpus="corpus_iterable")
+    def train(self, corpus_iterable=None, corpus_file=None, total_examples=None, total_words=None, epochs=None,
+              start_alpha=None, end_alpha=None, word_count=0, queue_factor=2, report_delay=1.0, compute_loss=False,
+              callbacks=(), quiet=True, progress_stream=None, on_epoch_end=None, client=None, allow_binary=False,
+              **dist_options):
         """Train for ``settings.epochs`` epochs.
 
         The learning rate decays from ``alpha`` to ``min_alpha`` over the
         epochs of this call (a trained or loaded model trained again starts a
         new schedule, as gensim does), except that a model holding an
-        unfinished run (a checkpoint, see :meth:`save`) continues it: the
-        remaining epochs run with the original schedule when the corpus is
-        the same (same encoded length); on another corpus a new run starts
-        and a :class:`w2v.ResumeWarning` says so.
+        unfinished run (a checkpoint, see :meth:`save`) continues it when the
+        corpus is the same (same encoded length); on another corpus a new run
+        starts and a :class:`w2v.ResumeWarning` says so.
 
         Parameters
         ----------
-        corpus : str or list of str, optional
-            On a model without a vocabulary, :meth:`build_vocab` runs on it
-            first.  On a model that has one (trained, or loaded with
-            :meth:`load`), the corpus is encoded with that vocabulary as it is:
-            unknown words are skipped, weights are kept, nothing is reset.  To
-            add new words, call ``build_vocab(corpus, update=True)`` and then
-            ``train()`` without a corpus.  Without ``corpus``, train on the
-            corpus of the last ``build_vocab``/``train``.
+        corpus_iterable : str, list of str, or iterable of list of str, optional
+            Paths or sentences, as :meth:`build_vocab` takes them (``corpus``,
+            its former name, works too).  On a model without a vocabulary,
+            :meth:`build_vocab` runs on it first; on one that has one, it is
+            encoded with that vocabulary (unknown words skipped).  The corpus
+            read last is not read again (:mod:`w2v.reading`).  Without a
+            corpus, train on the one read last.
+        corpus_file, total_examples, total_words, epochs, start_alpha, end_alpha, word_count, queue_factor, \
+report_delay, compute_loss, callbacks
+            As gensim's (docs/gensim.md): ``epochs``, ``start_alpha`` and
+            ``end_alpha`` change the settings; totals that disagree with the
+            corpus read warn (the schedule follows the corpus); ``callbacks``
+            are called as gensim calls them.
         quiet : bool
             No progress on stderr.
         on_epoch_end : callable, optional
-            ``on_epoch_end(epoch)`` is called after every job of each epoch
-            has finished (0-based epoch of the run; ``self.run_state
-            ["epochs_done"]`` is ``epoch + 1``), e.g.
-            ``on_epoch_end=lambda e: m.save("ckpt")`` for checkpoints.  The
-            epochs then run one by one with the same learning-rate schedule.
+            ``on_epoch_end(epoch)`` after every epoch (0-based; ``run_state
+            ["epochs_done"]`` is ``epoch + 1``), e.g. ``lambda e: m.save("ckpt")``.
         client : distributed.Client, optional
-            Train on this Dask cluster instead (needs ``corpus``, readable by
-            the workers); see :func:`w2v.distributed.train_distributed`, which
-            receives ``dist_options`` (``round_words``, ``merge``...);
-            ``on_epoch_end`` works the same way there.
+            Train on this Dask cluster (files readable by the workers), see
+            :func:`w2v.distributed.train_distributed` (``dist_options``).
         allow_binary : bool
-            Read inputs that do not look like text (:func:`w2v.corpus.scan_corpus`).
+            Read files that do not look like text.
 
         Returns
         -------
-        Word2Vec
-            ``self``.  ``self.last_train`` holds the per-epoch loss, counts and timings.
+        Word2Vec or (int, int)
+            ``self`` (``last_train`` holds the per-epoch loss and counts); given
+            ``epochs``, ``total_examples`` or ``total_words`` (a gensim call),
+            gensim's (words trained after subsampling, raw words).
 
         Raises
         ------
         VocabularyError
-            No ``corpus`` and none read before.
+            No corpus given and none read before.
         CorpusError
-            As :meth:`build_vocab`; or a corpus too small to train: no sentence holds two
-            words of the vocabulary (found before any epoch), or no epoch trained an example.
+            As :meth:`build_vocab`; or no sentence holds two words of the vocabulary, or no epoch trained.
         ParameterError
-            An invalid setting, or ``dim``, ``model`` or ``hs`` changed on a
-            model that has weights.
+            An invalid setting, an iterator with several epochs, ``dim``, ``model`` or ``hs`` changed.
         DeviceError
             ``device="cuda"`` and no usable GPU (before the corpus is read).
-
-        Warns
-        -----
-        ResumeWarning
-            An unfinished run given another corpus: a new run starts.
         """
+        gensim_call = self._apply_train_options(epochs, start_alpha, end_alpha, word_count, total_examples,
+                                                total_words, compute_loss)
         self.settings.validate()   # settings may have been changed since the model was made
         self._apply_changed_settings()
-        if on_epoch_end is not None and not callable(on_epoch_end):
-            raise ParameterError(f"on_epoch_end must be callable, not {type(on_epoch_end).__name__}")
+        run = CallbackRun(self, callbacks, on_epoch_end)
+        source = self._corpus_source(corpus_iterable, corpus_file, passes=self.settings.epochs)
         if client is not None:
-            return self._train_on_cluster(corpus, client, quiet, progress_stream, on_epoch_end, allow_binary,
-                                          dist_options)
+            return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary, dist_options)
         if dist_options:
             raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
         if self.settings.device == "cuda":   # fail before reading the corpus
             from .cuda import require_cuda
             require_cuda()
-        if corpus is not None:   # encoded with the model's vocabulary, or with a new one
-            read = self.read_corpus if self.vocab is not None else self.build_vocab
-            read(corpus, quiet=quiet, progress_stream=progress_stream, allow_binary=allow_binary)
+        if source is not None:
+            self._read_for_training(source, quiet, progress_stream, allow_binary)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
-        self.record_run(self._run_epochs(quiet, progress_stream, on_epoch_end))
-        return self._check_trained()
+        self._check_totals(total_examples, total_words)
+        run.begin()
+        self.record_run(self._run_epochs(quiet, progress_stream, run.epoch_hook, report_delay if gensim_call else None))
+        self._check_trained()
+        run.end()
+        return self._train_result() if gensim_call else self
 
-    def _train_on_cluster(self, corpus, client, quiet, progress_stream, on_epoch_end, allow_binary, options):
+    def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
         from .distributed import train_distributed
+        if source is not None and not source.reads_files:
+            raise ParameterError("a Dask cluster trains on files its workers read: give paths, not sentences")
+        corpus = None if source is None else source.paths
         if corpus is not None:   # the workers read it: its start is checked here
             check_text_files(corpus, allow_binary)
+            self._source = source
+        run.begin()
         train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,
-                          on_epoch_end=on_epoch_end, **options)
-        return self._check_trained()
+                          on_epoch_end=run.epoch_hook, **options)
+        self._check_trained()
+        run.end()
+        return self
 
     def _check_trained(self):
         """``self``, unless the run just done trained no example at all (a CorpusError)."""
@@ -516,7 +423,7 @@ class Word2Vec:
                               f"({cause})")
         return self
 
-    def _run_epochs(self, quiet, progress_stream, on_epoch_end):
+    def _run_epochs(self, quiet, progress_stream, on_epoch_end, interval=None):
         s = self.settings
         if not self._encoded.has_context():
             n = len(self.vocab)
@@ -524,7 +431,7 @@ class Word2Vec:
                               f"({n:,} word{'s' if n != 1 else ''} of min_count {s.min_count} or more), so no "
                               "word has a context; give more text, or a lower min_count")
         progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet,
-                            words_per_id=self.corpus_tokens / max(1, self._encoded.length))
+                            words_per_id=self.corpus_tokens / max(1, self._encoded.length), interval=interval)
         stop = threading.Event()
         run = run_epochs
         if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
@@ -579,8 +486,10 @@ class Word2Vec:
         save_model(self, path)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, rethrow=False):
         """Load a model saved by :meth:`save`; ``train(corpus)`` then continues training.
+
+        ``rethrow`` is gensim's: w2v always raises what goes wrong.
 
         Raises
         ------
@@ -591,7 +500,9 @@ class Word2Vec:
         return load_model(cls, path)
 
     def close(self):
-        """Release the encoded corpus (and its temporary file, if any)."""
+        """Release the encoded corpus (and its temporary file, if any) and the corpus it came from."""
         if self._encoded is not None:
             self._encoded.close()
             self._encoded = None
+        self._drop_scan()
+        self._source = None

@@ -56,6 +56,8 @@ class RunResult:
     progress : list of list
         The run's progress ticks, about 100 (rows of :data:`TICK_COLUMNS`), those of
         the processes that trained a resumed checkpoint's first epochs included (segments 0, 1, ...).
+    epoch_examples : list of int
+        Examples trained in each epoch of ``epoch_loss``.
     """
 
     epoch_loss: list
@@ -96,6 +98,12 @@ class RunResult:
                 rows.append([group[0]["epoch"] + 1, group[0]["round"] + 1, len(group)] + [round(m, 6) for m in mean])
             report["rounds"] = {"columns": list(ROUND_COLUMNS), "rows": rows}
         return report
+    epoch_examples: list = dataclasses.field(default_factory=list)
+
+    @property
+    def loss_sum(self):
+        """The loss summed over every example trained (gensim's ``running_training_loss``)."""
+        return float(sum(loss * n for loss, n in zip(self.epoch_loss, self.epoch_examples) if n))
 
 
 def run_totals(per_epoch, seconds):
@@ -105,8 +113,8 @@ def run_totals(per_epoch, seconds):
     -------
     dict
         ``epoch_loss`` (the mean loss per example of each epoch, nan where it
-        had none), ``examples``, ``kept``, ``words`` and ``seconds``: the
-        first fields of a :class:`RunResult`.
+        had none), ``examples``, ``kept``, ``words``, ``seconds`` and
+        ``epoch_examples``: fields of a :class:`RunResult`.
     """
     per_epoch = np.asarray(per_epoch)
     return {
@@ -115,6 +123,7 @@ def run_totals(per_epoch, seconds):
         "kept": int(per_epoch[:, 2].sum()),
         "words": int(per_epoch[:, 3].sum()),
         "seconds": seconds,
+        "epoch_examples": [int(e[1]) for e in per_epoch],
     }
 
 
@@ -129,6 +138,7 @@ def merge_results(results, first):
         kernel_load_seconds=sum(r.kernel_load_seconds or 0.0 for r in results),
         first_epoch=first,
         device=results[-1].device if results else "cpu",
+        epoch_examples=[n for r in results for n in r.epoch_examples],
     )
 
 

@@ -58,7 +58,7 @@ class Vocab:
         return int(self.counts.sum())
 
 
-def build_vocab(words, counts, min_count=5, max_vocab_size=None):
+def build_vocab(words, counts, min_count=5, max_vocab_size=None, keep=None):
     """Select and order the vocabulary from raw counts.
 
     Parameters
@@ -76,6 +76,8 @@ def build_vocab(words, counts, min_count=5, max_vocab_size=None):
         equal counts is cut (it may keep fewer words), and gensim's
         ``max_vocab_size`` / word2vec.c's vocabulary reduction prune rare words
         *while counting* (approximate counts); w2v's counts are always exact.
+    keep : numpy.ndarray of bool, optional
+        Which words pass, instead of ``counts >= min_count`` (see :func:`kept_words`).
 
     Returns
     -------
@@ -93,7 +95,7 @@ def build_vocab(words, counts, min_count=5, max_vocab_size=None):
     if max_vocab_size is not None and max_vocab_size < 1:
         raise ParameterError("max_vocab_size must be >= 1")
     counts = np.asarray(counts, dtype=np.int64)
-    kept = np.flatnonzero(counts >= min_count)
+    kept = np.flatnonzero(counts >= min_count if keep is None else keep)
     if kept.size == 0:
         raise VocabularyError(
             f"vocabulary is empty after min_count={min_count} "
@@ -125,7 +127,7 @@ def vocab_ids(vocab, words):
     return np.fromiter((index.get(w, -2) for w in words), dtype=np.int32, count=len(words))
 
 
-def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None):
+def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None, keep=None):
     """The vocabulary of an online update: ``old`` and the new words of a scanned corpus, as gensim's.
 
     Words of ``old`` keep their ids; their counts grow by their counts in
@@ -142,6 +144,8 @@ def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None):
         Their counts in the corpus.
     min_count : int
     max_vocab_size : int, optional
+    keep : numpy.ndarray of bool, optional
+        Which new words pass, instead of ``counts >= min_count`` (see :func:`kept_words`).
 
     Returns
     -------
@@ -161,7 +165,7 @@ def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None):
     known = existing >= 0
     merged = old.counts.copy()
     merged[existing[known]] += counts[known]      # each word once in words
-    cand = np.flatnonzero(~known & (counts >= min_count))
+    cand = np.flatnonzero(~known & (counts >= min_count if keep is None else keep))
     cand = cand[np.argsort(-counts[cand], kind="stable")]
     if max_vocab_size is not None:
         cand = cand[:max(0, max_vocab_size - v0)]
@@ -172,3 +176,59 @@ def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None):
         raise VocabularyError(f"no word of the corpus is in the vocabulary or occurs min_count={min_count} times")
     vocab = Vocab(old.words + [words[i] for i in cand], np.concatenate([merged, counts[cand]]))
     return vocab, remap
+
+
+#: what a ``trim_rule`` returns (the values of gensim.utils' constants)
+RULE_DEFAULT, RULE_DISCARD, RULE_KEEP = 0, 1, 2
+
+
+def kept_words(words, counts, min_count, trim_rule=None):
+    """Which words enter the vocabulary: ``counts >= min_count``, overruled word by word by ``trim_rule``.
+
+    Parameters
+    ----------
+    words : list of str
+    counts : numpy.ndarray of int64
+    min_count : int
+    trim_rule : callable, optional
+        gensim's ``trim_rule(word, count, min_count)``: :data:`RULE_KEEP` keeps
+        the word, :data:`RULE_DISCARD` drops it, anything else (:data:`RULE_DEFAULT`)
+        leaves the decision to ``min_count``.  Called once per distinct word.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
+    keep = np.asarray(counts, np.int64) >= min_count
+    if trim_rule is None:
+        return keep
+    if not callable(trim_rule):
+        raise ParameterError(f"trim_rule must be callable, not {type(trim_rule).__name__}")
+    for i, (word, count) in enumerate(zip(words, counts.tolist())):
+        rule = trim_rule(word, count, min_count)
+        if rule == RULE_KEEP:
+            keep[i] = True
+        elif rule == RULE_DISCARD:
+            keep[i] = False
+    return keep
+
+
+def final_vocab_min_count(counts, min_count, max_final_vocab=None):
+    """The ``min_count`` that gensim's ``max_final_vocab`` leads to.
+
+    With ``max_final_vocab`` and more distinct words than it, words must occur
+    more often than the word ranked ``max_final_vocab + 1`` (counting from 1 by
+    descending count), so that no group of equal counts is cut: the vocabulary
+    may hold fewer words.  ``min_count`` applies when it is higher.
+
+    Returns
+    -------
+    int
+    """
+    if max_final_vocab is None:
+        return min_count
+    counts = np.asarray(counts, np.int64)
+    if max_final_vocab >= counts.size:
+        return min_count
+    ranked = -np.partition(-counts, max_final_vocab)[max_final_vocab]
+    return max(min_count, int(ranked) + 1)

@@ -295,12 +295,16 @@ class TokenItems:
         to a position ``<= q``, after its length was read)."""
         return self.lens
 
-    def split(self, buf, n, final):
-        """:func:`split_tokens` of ``buf[:n]``: return ``(consumed, items)``."""
+    def reserve(self, n):
+        """Room for a buffer of ``n`` bytes, and some for the carry of the next chunks."""
         if n > self.MAX_BUFFER:
             raise ValueError(f"a scan buffer of {n:,} bytes (at most {self.MAX_BUFFER:,})")
         if self.starts.size < n:
-            self.resize(min(n + n // 8, self.MAX_BUFFER))   # room for the carry of the next chunks
+            self.resize(min(n + n // 8, self.MAX_BUFFER))
+
+    def split(self, buf, n, final):
+        """:func:`split_tokens` of ``buf[:n]``: return ``(consumed, items)``."""
+        self.reserve(n)
         return split_tokens(buf, n, final, self.starts, self.lens, self.hashes)
 
 
@@ -352,6 +356,20 @@ class ByteVocabulary:
                 return written, int(self.state[2]) - lines_before
             self.grow(int(items.lens[done]))
 
+    def count_sentences(self, buf, items, sentence_lens, out):
+        """:func:`count_sentences` of ``buf`` (the tokens of sentences of ``sentence_lens`` tokens,
+        joined by single spaces), growing as needed.  Return whether the tokens were those sentences'
+        (then ``out`` holds their ids with ``-1`` after each sentence)."""
+        items.reserve(buf.size)
+        first = written = 0
+        while True:
+            status, first, written = count_sentences(buf, sentence_lens, first, written, items.starts, items.lens,
+                                                     items.hashes, self.table, self.words_meta, self.arena,
+                                                     self.counts, self.state, out)
+            if status <= 0:
+                return status == 0
+            self.grow(int(items.lens[first]))
+
     def words(self):
         """Decode every word once (``errors="replace"``), in provisional-id order."""
         if self.size == 0:
@@ -376,3 +394,53 @@ def rebuild_table(table, words, arena, nw):
         while table[slot] >= 0:
             slot = (slot + 1) & mask
         table[slot] = (np.int64(h >> np.uint64(33)) << 32) | w
+
+
+@njit(**OPTIONS)
+def count_sentences(buf, sentence_lens, first, written, starts, lens, hashes, table, words, arena, counts, state,
+                    out):
+    """Split, check and count the tokens of sentences joined by single spaces, in one call without the GIL.
+
+    ``buf`` holds the tokens of sentences of ``sentence_lens`` tokens joined by
+    single spaces.  It is split (:func:`split_tokens`) and checked to give back
+    exactly those tokens: as many, none empty, each followed by exactly one
+    space (a token that held whitespace or was empty fails); then counted
+    (:func:`count_tokens`) and written to ``out`` with ``-1`` after each
+    sentence.
+
+    Returns
+    -------
+    (status, first, written)
+        ``status`` 0: done; -1: the split does not give the sentences' tokens
+        (nothing counted); 1: the vocabulary's arrays must grow before item
+        ``first`` (``written`` ids so far): call again with these.
+    """
+    ntok = 0
+    for n in sentence_lens:
+        ntok += n
+    if first == 0 and written == 0:
+        _, items = split_tokens(buf, buf.size, True, starts, lens, hashes)
+        if items != ntok:
+            return -1, 0, 0
+        pos = 0
+        for q in range(items):
+            if lens[q] <= 0 or starts[q] != pos:
+                return -1, 0, 0
+            pos = starts[q] + lens[q] + 1
+        if pos - 1 != buf.size and buf.size > 0:
+            return -1, 0, 0
+    done, w = count_tokens(buf, starts, lens, hashes, first, ntok, table, words, arena, counts, state,
+                           lens[written:])
+    written += w
+    if done < ntok:
+        return 1, done, written
+    k = ntok + sentence_lens.size
+    j = ntok
+    for i in range(sentence_lens.size - 1, -1, -1):
+        k -= 1
+        out[k] = -1
+        for _ in range(sentence_lens[i]):
+            k -= 1
+            j -= 1
+            out[k] = lens[j]
+    return 0, done, written
