@@ -105,7 +105,7 @@ class Word2Vec:
         return self._rng_states
 
     # ------------------------------------------------------------------ vocabulary
-    def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False, allow_binary=False):
+    def build_vocab(self, corpus, quiet=True, progress_stream=None, update=False, allow_binary=False, phrases=None):
         """Read the corpus once: count, build the vocabulary and tables, encode the ids.
 
         Parameters
@@ -122,6 +122,8 @@ class Word2Vec:
             :func:`w2v.vocab.merge_vocab`.  Without it the model is reset.
         allow_binary : bool
             Read inputs that do not look like text (see :func:`w2v.corpus.scan_corpus`).
+        phrases : optional
+            Phrases joined into the ids as the corpus is encoded (:func:`w2v.phrase_corpus.resolve_phrases`).
 
         Returns
         -------
@@ -139,7 +141,7 @@ class Word2Vec:
         self.settings.validate()
         if update:
             self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
-            return self._update_vocab(corpus, quiet, progress_stream, allow_binary)
+            return self._update_vocab(corpus, quiet, progress_stream, allow_binary, phrases)
         s = self.settings
         shown = Progress(1, s, stream=progress_stream, quiet=quiet)
         # the time spent on the kernels (a first run compiles them) is kernel_load_seconds, not vocab_seconds
@@ -148,7 +150,7 @@ class Word2Vec:
             loader = start_kernel_load(s) if s.device != "cuda" else None
             try:
                 scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
-                                                           allow_binary=allow_binary)
+                                                           allow_binary=allow_binary, phrases=phrases)
                 try:
                     vocab, remap = build_vocab(scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
                 except VocabularyError:
@@ -173,7 +175,7 @@ class Word2Vec:
                 f"({self.timings['vocab_seconds']:.1f}s)")
         return self
 
-    def _update_vocab(self, corpus, quiet, progress_stream, allow_binary):
+    def _update_vocab(self, corpus, quiet, progress_stream, allow_binary, phrases=None):
         """Online vocabulary update (``build_vocab(corpus, update=True)``), as gensim's.
 
         * the vocabulary grows as :func:`w2v.vocab.merge_vocab` says: words
@@ -193,8 +195,8 @@ class Word2Vec:
             raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
         self.vocab.check()
         s = self.settings
-        scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream,
-                                                   "updating the vocabulary and encoding the corpus", allow_binary)
+        step = "updating the vocabulary and encoding the corpus"
+        scanned, reporter, t0 = scan_with_progress(corpus, s, quiet, progress_stream, step, allow_binary, phrases)
         old = self.vocab
         try:
             vocab, remap = merge_vocab(old, scanned.words, scanned.counts, s.min_count, s.max_vocab_size)
@@ -215,7 +217,7 @@ class Word2Vec:
                              f"{encoded.n_words:,} of {scanned.n_tokens:,} tokens covered")
         return self
 
-    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False):
+    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False, phrases=None):
         """Read ``corpus`` and encode it with the model's vocabulary as it is, for the next :meth:`train`.
 
         Unknown words are dropped; the vocabulary, its counts, the tables and
@@ -238,7 +240,7 @@ class Word2Vec:
             raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
         self.vocab.check()
         scanned, reporter, t0 = scan_with_progress(corpus, self.settings, quiet, progress_stream,
-                                                   "encoding it with the model's vocabulary", allow_binary)
+                                                   "encoding it with the model's vocabulary", allow_binary, phrases)
         remap = vocab_ids(self.vocab, scanned.words)
         if not np.any(remap >= 0):
             scanned.stream.close()
@@ -414,7 +416,7 @@ class Word2Vec:
 
     # ------------------------------------------------------------------ training
     def train(self, corpus=None, quiet=True, progress_stream=None, on_epoch_end=None, client=None,
-              allow_binary=False, **dist_options):
+              allow_binary=False, phrases=None, **dist_options):
         """Train for ``settings.epochs`` epochs.
 
         The learning rate decays from ``alpha`` to ``min_alpha`` over the
@@ -448,8 +450,8 @@ class Word2Vec:
             the workers); see :func:`w2v.distributed.train_distributed`, which
             receives ``dist_options`` (``round_words``, ``merge``...);
             ``on_epoch_end`` works the same way there.
-        allow_binary : bool
-            Read inputs that do not look like text (:func:`w2v.corpus.scan_corpus`).
+        allow_binary, phrases
+            As :meth:`build_vocab`'s (``phrases`` not on a Dask cluster).
 
         Returns
         -------
@@ -480,7 +482,7 @@ class Word2Vec:
             raise ParameterError(f"on_epoch_end must be callable, not {type(on_epoch_end).__name__}")
         if client is not None:
             return self._train_on_cluster(corpus, client, quiet, progress_stream, on_epoch_end, allow_binary,
-                                          dist_options)
+                                          dist_options, phrases)
         if dist_options:
             raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
         if self.settings.device == "cuda":   # fail before reading the corpus
@@ -488,13 +490,16 @@ class Word2Vec:
             require_cuda()
         if corpus is not None:   # encoded with the model's vocabulary, or with a new one
             read = self.read_corpus if self.vocab is not None else self.build_vocab
-            read(corpus, quiet=quiet, progress_stream=progress_stream, allow_binary=allow_binary)
+            read(corpus, quiet=quiet, progress_stream=progress_stream, allow_binary=allow_binary, phrases=phrases)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
         self.record_run(self._run_epochs(quiet, progress_stream, on_epoch_end))
         return self._check_trained()
 
-    def _train_on_cluster(self, corpus, client, quiet, progress_stream, on_epoch_end, allow_binary, options):
+    def _train_on_cluster(self, corpus, client, quiet, progress_stream, on_epoch_end, allow_binary, options,
+                          phrases=None):
+        if phrases is not None:
+            raise ParameterError("phrases cannot be joined on a Dask cluster; join them with w2v phrases first")
         from .distributed import train_distributed
         if corpus is not None:   # the workers read it: its start is checked here
             check_text_files(corpus, allow_binary)
