@@ -11,7 +11,8 @@ import numpy as np
 
 from .errors import ParameterError
 from .phrase_settings import PhraseSettings, check_passes
-from .phrase_tables import PIECE_IDS, JoinTable, RunTable, StreamIds, join_ids, join_stream
+from . import phrase_tables
+from .phrase_tables import JoinTable, RunTable, StreamIds, join_ids, join_stream
 from .phrases import FrozenPhrases, Phrases
 
 #: what ``phrases="auto"`` learns: word2phrase's settings, run twice as word2vec's demo-phrases.sh
@@ -37,10 +38,11 @@ class Joiner(NamedTuple):
         """The joined stream, block by block, leaving ``stream`` as it is."""
         state = np.zeros(1, np.int64)
         carry = np.zeros(0, np.int32)
-        for i in range(0, stream.length, PIECE_IDS):
-            block = stream.read(i, PIECE_IDS)
+        size = phrase_tables.PIECE_IDS
+        for i in range(0, stream.length, size):
+            block = stream.read(i, size)
             piece = np.concatenate([carry, block]) if carry.size else block
-            final = i + PIECE_IDS >= stream.length
+            final = i + size >= stream.length
             consumed, out = join_ids(piece, final, self.stream_ids, self.join, self.out, self.runs, self.chunk,
                                      self.max_run, state)
             carry = piece[consumed:].copy()
@@ -170,8 +172,9 @@ def join_frozen(stream, words, frozen, report=None, join_last=True):
 
 def _stream_counts(stream, n):
     counts = np.zeros(n, np.int64)
-    for i in range(0, stream.length, PIECE_IDS):
-        ids = stream.read(i, PIECE_IDS)
+    size = phrase_tables.PIECE_IDS
+    for i in range(0, stream.length, size):
+        ids = stream.read(i, size)
         counts += np.bincount(ids[ids >= 0], minlength=n)
     return counts
 
@@ -235,8 +238,32 @@ def phrase_scanned(scanned, phrases, threads=1, report=None):
     else:
         frozen = how[1]
         words, counts, _ = join_frozen(scanned.stream, scanned.words, frozen, report)
+    words, counts = renumber(scanned.stream, words, counts)
     joined = ScannedCorpus(words, counts, scanned.stream, int(counts.sum()), scanned.n_sentences, scanned.files)
     return joined, frozen
+
+
+def renumber(stream, words, counts):
+    """Number the words of a joined stream in order of first occurrence, as a scan of the joined
+    text would (words that no longer occur are dropped): the vocabulary, and so the vectors at
+    ``--threads 1``, are then those of training on the text ``w2v phrases`` writes.
+
+    Returns
+    -------
+    (words, counts)
+        The stream is rewritten in place.
+    """
+    from .kernels.phrases import first_seen
+    order = np.full(len(words), -1, np.int64)
+    state = np.zeros(1, np.int64)
+    for i in range(0, stream.length, phrase_tables.PIECE_IDS):
+        first_seen(stream.read(i, phrase_tables.PIECE_IDS), order, state)
+    seen = np.flatnonzero(order >= 0)
+    by_order = seen[np.argsort(order[seen])]
+    table = np.full(len(words) + 1, -1, np.int32)   # shifted by one: index 0 is the sentence end
+    table[1:][by_order] = np.arange(by_order.size, dtype=np.int32)
+    stream.rewrite(lambda ids: table[ids + 1])
+    return [words[i] for i in by_order.tolist()], counts[by_order]
 
 
 def write_text(stream, words, fh, last=None):
@@ -251,8 +278,9 @@ def write_text(stream, words, fh, last=None):
     arena = np.frombuffer(b"".join(encoded), np.uint8) if encoded else np.zeros(0, np.uint8)
     state = np.zeros(1, np.int64)
     total = 0
-    blocks = last.blocks(stream) if last is not None else (stream.read(i, PIECE_IDS)
-                                                          for i in range(0, stream.length, PIECE_IDS))
+    size = phrase_tables.PIECE_IDS
+    blocks = last.blocks(stream) if last is not None else (stream.read(i, size)
+                                                          for i in range(0, stream.length, size))
     for ids in blocks:
         need = int(lengths[ids[ids >= 0]].sum()) + ids.size + 1
         buf = np.empty(need, np.uint8)

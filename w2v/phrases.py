@@ -35,6 +35,7 @@ import os
 
 import numpy as np
 
+from . import phrase_tables
 from .errors import ParameterError
 from .phrase_tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, check_threads,
                             count_stream, is_phrase, join_ids, score_pairs)
@@ -272,7 +273,8 @@ class Phrases(_Joining):
                                threads=self.threads)
         # distinct pairs are about a quarter of the tokens on the wiki corpora (4.0M of 17M)
         self.pairs.presize(stream.length // 4)
-        blocks = (stream.read(i, 1 << 20) for i in range(0, stream.length, 1 << 20))
+        size = phrase_tables.PIECE_IDS   # read now: tests set it small, so that pieces end everywhere
+        blocks = (stream.read(i, size) for i in range(0, stream.length, size))
         self.corpus_word_count += count_stream(blocks, ids, self._unigram, self.pairs, self.runs, options)
         self._frozen_cache = None
 

@@ -481,6 +481,19 @@ def npmi_scores(pa, pb, pab, n_words, min_count, out):
 
 
 @njit(**OPTIONS)
+def first_seen(ids, order, state):
+    """Number the ids of ``ids`` in order of first occurrence: ``order[t]`` (``-1`` until seen) gets
+    ``state[0]``, which counts up."""
+    nxt = state[0]
+    for i in range(ids.size):
+        t = ids[i]
+        if t >= 0 and order[t] < 0:
+            order[t] = nxt
+            nxt += 1
+    state[0] = nxt
+
+
+@njit(**OPTIONS)
 def write_tokens(ids, arena, offsets, state, out):
     """Write the tokens of ``ids`` as text into ``out``: a space between tokens, a newline at each
     sentence end that closes a non-empty line (empty lines are dropped).
