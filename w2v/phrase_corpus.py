@@ -12,7 +12,7 @@ import numpy as np
 from .errors import ParameterError
 from .phrase_settings import PhraseSettings, check_passes
 from . import phrase_tables
-from .phrase_tables import JoinTable, RunTable, StreamIds, join_ids, join_stream
+from .phrase_tables import JoinTable, RunTable, StreamIds, join_flags, join_ids, join_stream
 from .phrases import FrozenPhrases, Phrases
 
 #: what ``phrases="auto"`` learns: word2phrase's settings, run twice as word2vec's demo-phrases.sh
@@ -36,6 +36,7 @@ class Joiner(NamedTuple):
 
     def blocks(self, stream):
         """The joined stream, block by block, leaving ``stream`` as it is."""
+        flags = join_flags(self.stream_ids, self.join)
         state = np.zeros(1, np.int64)
         carry = np.zeros(0, np.int32)
         size = phrase_tables.PIECE_IDS
@@ -44,7 +45,7 @@ class Joiner(NamedTuple):
             piece = np.concatenate([carry, block]) if carry.size else block
             final = i + size >= stream.length
             consumed, out = join_ids(piece, final, self.stream_ids, self.join, self.out, self.runs, self.chunk,
-                                     self.max_run, state)
+                                     self.max_run, state, flags=flags)
             carry = piece[consumed:].copy()
             yield out
 
@@ -270,25 +271,28 @@ def write_text(stream, words, fh, last=None):
     """Write an id stream of ``words``' ids as text to the binary file ``fh``: tokens separated by
     spaces, one line per non-empty sentence; ``last`` (a :class:`Joiner`) joins a last pass on the
     way.  Returns the bytes written."""
-    from .kernels.phrases import write_tokens
+    from .kernels.phrases import text_bytes, write_tokens
     encoded = [w.encode("utf-8") for w in words]
-    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    sizes = np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1   # each token and a space
     offsets = np.zeros(len(encoded) + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    arena = np.frombuffer(b"".join(encoded), np.uint8) if encoded else np.zeros(0, np.uint8)
-    state = np.zeros(1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    arena = np.frombuffer(b" ".join(encoded) + b" " + bytes(8), np.uint8)   # 8 bytes for write_tokens' moves
+    state = np.zeros(2, np.int64)   # a line is open; a separator is pending
+    pending = 32
     total = 0
     size = phrase_tables.PIECE_IDS
     blocks = last.blocks(stream) if last is not None else (stream.read(i, size)
                                                           for i in range(0, stream.length, size))
     for ids in blocks:
-        need = int(lengths[ids[ids >= 0]].sum()) + ids.size + 1
-        buf = np.empty(need, np.uint8)
+        buf = np.empty(text_bytes(ids, offsets) + 9, np.uint8)
+        buf[0] = pending
         n = write_tokens(ids, arena, offsets, state, buf)
-        fh.write(memoryview(buf)[:n])
-        total += n
-    if state[0]:
-        fh.write(b"\n")
+        if n:
+            fh.write(memoryview(buf)[:n - 1])
+            total += n - 1
+            pending = buf[n - 1]
+    if state[1]:
+        fh.write(b"\n")   # the pending separator ends the last line
         total += 1
     return total
 

@@ -362,19 +362,37 @@ class JoinTable:
         return int(self.keys.size)
 
 
-def join_ids(ids, final, stream_ids, join, phrase_out, runs, chunk, max_run, state, counts=None):
+def token_flags(keys, connector, join):
+    """The flags :func:`w2v.kernels.phrases.join_phrases` reads for stream ids that stand for model
+    tokens ``keys`` (``-1``: unknown), with connector flags ``connector``, for the pass ``join``:
+    int8, 1: a connector; 2: starts a phrase; 4: ends one."""
+    role = join.role
+    out = np.asarray(connector, np.int8).copy()
+    known = (keys >= 0) & (keys < role.size)
+    out[known] |= (role[keys[known]] << 1).astype(np.int8)
+    return out
+
+
+def join_flags(stream_ids, join):
+    """``(flags_model, flags_extra)`` of :func:`token_flags` for the ids of ``stream_ids``."""
+    return (token_flags(np.arange(stream_ids.n_ident), stream_ids.conn_model, join),
+            token_flags(stream_ids.key_extra.astype(np.int64), stream_ids.conn_extra, join))
+
+
+def join_ids(ids, final, stream_ids, join, phrase_out, runs, chunk, max_run, state, counts=None, flags=None):
     """Join the phrases of ``ids`` (:func:`w2v.kernels.phrases.join_phrases`):
-    ``(consumed, joined ids)``; ``phrase_out`` gives each phrase's stream id, and ``counts``
-    (optional, per stream id) receives the counts of the ids written."""
+    ``(consumed, joined ids)``; ``phrase_out`` gives each phrase's stream id, ``counts``
+    (optional, per stream id) receives the counts of the ids written, ``flags`` are
+    :func:`join_flags`' (computed if not given)."""
     from .kernels.phrases import join_phrases
     out = np.empty(ids.size, np.int32)
     count_out = counts is not None
     if counts is None:
         counts = np.zeros(1, np.int64)
-    consumed, written = join_phrases(ids, ids.size, final, stream_ids.n_ident, stream_ids.key_extra,
-                                     stream_ids.conn_model, stream_ids.conn_extra, chunk, max_run, join.table,
-                                     join.role, phrase_out, runs.rtab, runs.rhash, runs.roff, runs.pool, state, out,
-                                     counts, count_out)
+    flags_model, flags_extra = flags if flags is not None else join_flags(stream_ids, join)
+    consumed, written = join_phrases(ids, ids.size, final, stream_ids.n_ident, stream_ids.key_extra, flags_model,
+                                     flags_extra, chunk, max_run, join.table, phrase_out, runs.rtab, runs.rhash,
+                                     runs.roff, runs.pool, state, out, counts, count_out)
     return consumed, out[:written]
 
 
@@ -385,10 +403,12 @@ def join_stream(stream, stream_ids, join, phrase_out, runs, chunk, max_run, coun
     """
     state = np.zeros(1, np.int64)
     carry = [np.zeros(0, np.int32)]
+    flags = join_flags(stream_ids, join)
 
     def transform(block):
         piece = np.concatenate([carry[0], block]) if carry[0].size else np.ascontiguousarray(block, np.int32)
-        consumed, out = join_ids(piece, False, stream_ids, join, phrase_out, runs, chunk, max_run, state, counts)
+        consumed, out = join_ids(piece, False, stream_ids, join, phrase_out, runs, chunk, max_run, state, counts,
+                                 flags)
         carry[0] = piece[consumed:].copy()
         return out
 

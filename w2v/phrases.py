@@ -38,7 +38,7 @@ import numpy as np
 from . import phrase_tables
 from .errors import ParameterError
 from .phrase_tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, check_threads,
-                            count_stream, is_phrase, join_ids, score_pairs)
+                            count_stream, is_phrase, join_flags, join_ids, score_pairs, token_flags)
 from .phrase_settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings, npmi_scorer, original_scorer  # noqa: F401
 
 __all__ = ["ENGLISH_CONNECTOR_WORDS", "Phrases", "FrozenPhrases", "PhraseSettings", "original_scorer",
@@ -173,9 +173,7 @@ class Phrases(_Joining):
         if self.tokens:
             raise ParameterError("use_tokens needs a model without tokens")
         self.tokens = list(tokens)
-        self._index = dict(zip(self.tokens, range(len(self.tokens))))
-        if len(self._index) != len(self.tokens):
-            raise ParameterError("use_tokens needs distinct tokens")
+        self._index = None   # built when a word must be looked up (a stream of these ids needs none)
         self._grow()
 
     def connector_flags(self):
@@ -184,7 +182,7 @@ class Phrases(_Joining):
 
     def add_tokens(self, words):
         """Model ids of ``words`` (strings), new words appended; return an int32 array."""
-        index = self._index
+        index = self._word_index()
         ids = np.empty(len(words), np.int32)
         for i, w in enumerate(words):
             k = index.get(w)
@@ -198,9 +196,14 @@ class Phrases(_Joining):
         if not isinstance(word, str) or not word:
             raise ParameterError(f"a token must be a non-empty string, not {word!r}")
         k = len(self.tokens)
-        self._index[word] = k
+        self._word_index()[word] = k
         self.tokens.append(word)
         return k
+
+    def _word_index(self):
+        if self._index is None:
+            self._index = dict(zip(self.tokens, range(len(self.tokens))))
+        return self._index
 
     def _grow(self):
         n = len(self.tokens)
@@ -241,7 +244,7 @@ class Phrases(_Joining):
     def _sentence_stream(self, sentences):
         from .encoded import IdStream
         stream = IdStream(self.read_options["memory_budget"])
-        index = self._index
+        index = self._word_index()
         buf = []
         for sentence in sentences:
             if isinstance(sentence, str):
@@ -398,9 +401,10 @@ class FrozenPhrases(_Joining):
         self.layers = []      # per pass: (JoinTable, scores)
         self.pruned = False
         self._connector_cache = None
+        self._flags_cache = {}
         if phrases_model is not None:
             self.tokens = list(phrases_model.tokens)
-            self._index = dict(phrases_model._index)
+            self._index = dict(phrases_model._word_index())
             keys, runs, scores = phrases_model.phrase_pairs()
             self.add_layer(keys, runs, scores, phrases_model.runs, phrases_model.tokens)
             self.pruned = phrases_model.pruned
@@ -515,10 +519,12 @@ class FrozenPhrases(_Joining):
                                                np.zeros(phrase_tokens.size, np.bool_)]))
         base = n + len(extra_words)
         first = 0
-        for join, _ in self.layers:
+        for k, (join, _) in enumerate(self.layers):
             out = np.arange(base + first, base + first + len(join), dtype=np.int32)
+            flags = (self._model_flags(k),
+                     token_flags(stream_ids.key_extra.astype(np.int64), stream_ids.conn_extra, join))
             _, arr = join_ids(arr, True, stream_ids, join, out, self.runs, 0, self.settings.max_sentence_length,
-                              np.zeros(1, np.int64))
+                              np.zeros(1, np.int64), flags=flags)
             first += len(join)
         words = self.tokens
         sentences_out = []
@@ -536,6 +542,17 @@ class FrozenPhrases(_Joining):
                 word, joined = words[phrase_tokens[t - base]], True
             current.append((word, joined) if mark else word)
         return sentences_out
+
+    def _model_flags(self, k):
+        """The join flags of the model's tokens for pass ``k`` (cached while the tokens stay)."""
+        cache = self._flags_cache
+        if cache.get("tokens") != len(self.tokens):
+            cache.clear()
+            cache["tokens"] = len(self.tokens)
+        if k not in cache:
+            ids = StreamIds.identity(self._connector_flags())
+            cache[k] = join_flags(ids, self.layers[k][0])[0]
+        return cache[k]
 
     def _phrase_tokens(self):
         """The token of every phrase, pass after pass."""

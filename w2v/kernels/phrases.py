@@ -27,7 +27,9 @@ empty slot and a table is a fresh ``np.zeros`` (pages the kernel maps lazily).
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .prefetch import prefetch_item
 from .tokenize import mix_hash
@@ -124,11 +126,13 @@ def count_pairs(ids, cut, n_ident, key_extra, conn_model, conn_extra, run_at, us
             pa = ids[ahead - 1]
             pb = ids[ahead]
             if pa >= 0 and pb >= 0:
-                ka = model_id(pa, n_ident, key_extra)
-                kb = model_id(pb, n_ident, key_extra)
+                ka = np.int64(model_id(pa, n_ident, key_extra))
+                kb = np.int64(model_id(pb, n_ident, key_extra))
                 h = pair_hash((ka << 32) | kb, 0)
                 if part_of(h, nparts) == part:
-                    prefetch_item(table, WIDTH * np.int64(h & np.uint64(mask)))
+                    slot = WIDTH * np.int64(h & np.uint64(mask))
+                    prefetch_item(table, slot)
+                    prefetch_item(table, slot + WIDTH - 1)   # a slot may straddle two cache lines
         t = ids[i]
         if t < 0:
             if not cross_lines:
@@ -291,14 +295,15 @@ def emit(ids, lo, hi, out, w, counts, count_out):
 
 
 @njit(**OPTIONS)
-def join_phrases(ids, n, final, n_ident, key_extra, conn_model, conn_extra, chunk, max_run, table, role,
-                 phrase_out, rtab, rhash, roff, pool, state, out, counts, count_out):
+def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, chunk, max_run, table, phrase_out,
+                 rtab, rhash, roff, pool, state, out, counts, count_out):
     """Join the phrases of ``ids[:n]`` greedily from the left, as gensim's ``analyze_sentence``
     (and word2phrase, which has no connectors) does.
 
     A candidate ``(start, run, word)`` found in ``table`` (value: the phrase's index) becomes the
-    one id ``phrase_out[index]``, and the next candidate starts after it.  ``role[k]`` (int8) has
-    bit 1 set if model token ``k`` starts a phrase, bit 2 if it ends one: only those are looked up.
+    one id ``phrase_out[index]``, and the next candidate starts after it.  The flags of stream id
+    ``t`` (int8, ``flags_model[t]`` or ``flags_extra[t - n_ident]``, as the connector flags): 1,
+    a connector; 2, its token starts a phrase; 4, it ends one.  Only such candidates are looked up.
 
     Parameters
     ----------
@@ -320,6 +325,7 @@ def join_phrases(ids, n, final, n_ident, key_extra, conn_model, conn_extra, chun
     pos = state[0]
     start = -1         # position of the pending start in ids
     start_pos = 0      # the line position before it
+    start_flags = 0    # its flags
     run_len = 0
     w = 0
     for i in range(n):
@@ -340,7 +346,8 @@ def join_phrases(ids, n, final, n_ident, key_extra, conn_model, conn_extra, chun
             run_len = 0
             pos = 0
         pos += 1
-        if is_connector(t, n_ident, conn_model, conn_extra):
+        f = flags_model[t] if t < n_ident else flags_extra[t - n_ident]
+        if f & 1:
             if start < 0:
                 w = emit(ids, i, i + 1, out, w, counts, count_out)
             else:
@@ -351,10 +358,10 @@ def join_phrases(ids, n, final, n_ident, key_extra, conn_model, conn_extra, chun
                     run_len = 0
             continue
         if start >= 0:
-            ka = np.int64(model_id(ids[start], n_ident, key_extra))
-            kb = np.int64(model_id(t, n_ident, key_extra))
             p = -1
-            if 0 <= ka < role.size and 0 <= kb < role.size and (role[ka] & 1) != 0 and (role[kb] & 2) != 0:
+            if (f & 4) and start_flags & 2:
+                ka = np.int64(model_id(ids[start], n_ident, key_extra))
+                kb = np.int64(model_id(t, n_ident, key_extra))
                 run = 0
                 if run_len > 0:
                     run = lookup_run(ids, start + 1, i, n_ident, key_extra, rtab, rhash, roff, pool)
@@ -371,6 +378,7 @@ def join_phrases(ids, n, final, n_ident, key_extra, conn_model, conn_extra, chun
             w = emit(ids, start, i, out, w, counts, count_out)
         start = i
         start_pos = pos - 1
+        start_flags = f
         run_len = 0
     consumed = n
     if start >= 0:
@@ -494,29 +502,64 @@ def first_seen(ids, order, state):
 
 
 @njit(**OPTIONS)
+def text_bytes(ids, offsets):
+    """The bytes :func:`write_tokens` writes for ``ids``, separators included."""
+    n = 0
+    for i in range(ids.size):
+        t = ids[i]
+        if t >= 0:
+            n += offsets[t + 1] - offsets[t]
+    return n
+
+
+@intrinsic
+def move8(typingctx, dst, dst_index, src, src_index):
+    """Copy the 8 bytes ``src[src_index:src_index + 8]`` to ``dst[dst_index:]`` (uint8 arrays) as one
+    unaligned 64-bit load and store; 4x a byte loop when writing text."""
+    if not all(isinstance(a, types.Array) for a in (dst, src)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        dstty, dity, srcty, sity = signature.args
+        d = context.make_array(dstty)(context, builder, args[0])
+        s = context.make_array(srcty)(context, builder, args[2])
+        i8p = ir.IntType(8).as_pointer()
+        i64p = ir.IntType(64).as_pointer()
+        dp = builder.gep(builder.bitcast(d.data, i8p), [context.cast(builder, args[1], dity, types.intp)])
+        sp = builder.gep(builder.bitcast(s.data, i8p), [context.cast(builder, args[3], sity, types.intp)])
+        builder.store(builder.load(builder.bitcast(sp, i64p), align=1), builder.bitcast(dp, i64p), align=1)
+        return context.get_dummy_value()
+
+    return types.none(dst, dst_index, src, src_index), codegen
+
+
+@njit(**OPTIONS)
 def write_tokens(ids, arena, offsets, state, out):
     """Write the tokens of ``ids`` as text into ``out``: a space between tokens, a newline at each
     sentence end that closes a non-empty line (empty lines are dropped).
 
-    ``state[0]``: whether the current line holds a token, updated.  ``out`` must hold every
-    token's bytes plus one byte per id.  Returns the bytes written.
+    ``arena[offsets[t]:offsets[t + 1]]`` is token ``t``'s bytes and a space.  The last byte of a
+    block is the separator of the line still open, decided by the next block: the caller puts it
+    back at ``out[0]`` (``state[1]``: one is pending) and writes all but the last byte written.
+    ``state[0]``: whether the current line holds a token, updated.  Bytes are copied 8 at a time:
+    ``arena`` has 8 bytes more than its tokens, and ``out`` must hold every token's bytes and
+    space, and 9 bytes more.  Returns the bytes in ``out``.
     """
-    w = 0
+    w = 1 if state[1] else 0
     on_line = state[0]
     for i in range(ids.size):
         t = ids[i]
         if t < 0:
             if on_line:
-                out[w] = 10
-                w += 1
+                out[w - 1] = 10
                 on_line = 0
             continue
-        if on_line:
-            out[w] = 32
-            w += 1
-        for j in range(offsets[t], offsets[t + 1]):
-            out[w] = arena[j]
-            w += 1
+        s = offsets[t]
+        n = offsets[t + 1] - s
+        for j in range(0, n, 8):
+            move8(out, w + j, arena, s + j)
+        w += n
         on_line = 1
     state[0] = on_line
+    state[1] = 1 if w > 0 else 0
     return w
