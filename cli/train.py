@@ -175,7 +175,7 @@ def check_outputs_not_corpus(corpus, **paths):
               help="Write timings, throughput and losses as JSON to this file.")
 @click.option("--phrases", default=None, metavar="auto|DIR",
               help="Join phrases (new_york) into the corpus as it is encoded: auto learns them first "
-                   "(word2phrase's settings, 2 passes); DIR joins a model saved by w2v phrases --save-model.")
+                   "(word2phrase's settings, 2 passes); DIR joins the phrases w2v phrases saved there.")
 @click.option("--allow-binary", is_flag=True,
               help="Read inputs that do not look like text (by default an input whose first 65,536 "
                    "characters hold a NUL byte, or more than 30% bytes that are not UTF-8 or control "

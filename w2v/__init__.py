@@ -20,6 +20,8 @@ _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fas
     "load": ("w2v.vectors", "load"),
     "save": ("w2v.vectors", "save"),
     "Settings": ("w2v.settings", "Settings"),
+    "Phrases": ("w2v.phrases", "Phrases"),
+    "FrozenPhrases": ("w2v.phrases", "FrozenPhrases"),
 }
 
 
@@ -33,6 +35,6 @@ def __getattr__(name):
     raise AttributeError(f"module 'w2v' has no attribute {name!r}")
 
 
-__all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "W2VError", "CorpusError", "FormatError",
-           "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "DeviceError",
-           "CorpusWarning", "ResumeWarning", "__version__"]
+__all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "Phrases", "FrozenPhrases", "W2VError",
+           "CorpusError", "FormatError", "OutputError", "ParameterError", "UnknownWordError", "VocabularyError",
+           "DeviceError", "CorpusWarning", "ResumeWarning", "__version__"]

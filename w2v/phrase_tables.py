@@ -19,7 +19,8 @@ import numpy as np
 
 from .errors import ParameterError
 
-MAX_LOAD = 0.7            # entries per slot at most, as word2vec.c's vocab_hash
+MAX_LOAD = 0.7            # entries per slot a table is sized for, as word2vec.c's vocab_hash
+FULL_LOAD = 0.85          # entries per slot at which a table grows
 PIECE_IDS = 1 << 20       # ids counted or joined per call
 SCORINGS = ("word2vec", "gensim", "npmi")
 SCORING_ALIASES = {"default": "gensim"}   # gensim's name of its original scorer
@@ -66,6 +67,19 @@ class StreamIds(NamedTuple):
 
 def _next_pow2(n):
     return 1 << max(4, int(n - 1).bit_length())
+
+
+def _slots(n):
+    """Slots of a pair table for ``n`` entries at :data:`MAX_LOAD` (any number: see
+    :func:`w2v.kernels.phrases.home_slot`)."""
+    return max(16, int(n / MAX_LOAD) + 1)
+
+
+def expected_pairs(tokens):
+    """About how many distinct pairs a corpus of ``tokens`` tokens holds, to size the tables once:
+    4.0M in the 17M-token wiki slice, 11.2M in the 69M corpus (3 * tokens ** 0.85: 4.1M, 13.8M),
+    and at most a quarter of the tokens."""
+    return int(min(tokens / 4, 3 * tokens ** 0.85))
 
 
 class RunTable:
@@ -147,12 +161,13 @@ class PairCounts:
     def __len__(self):
         return int(self.fill.sum())
 
-    def reserve(self, n):
-        """Make room for ``n`` more pairs in every partition."""
-        for p in range(self.nparts):
-            need = int(self.fill[p, 0]) + n
-            if need > MAX_LOAD * (self.tables[p].size // 3):
-                self._resize(p, _next_pow2(need / MAX_LOAD + 1))
+    def limit(self, p):
+        """Entries partition ``p``'s table may hold before it must grow (:data:`FULL_LOAD` of its slots)."""
+        return int(FULL_LOAD * (self.tables[p].size // 3))
+
+    def grow(self, p):
+        """Give partition ``p`` half as many slots again (at least :data:`MAX_LOAD` of them free)."""
+        self._resize(p, _slots(1.5 * int(self.fill[p, 0])))
 
     def presize(self, pairs):
         """Size the tables for about ``pairs`` pairs in all (at most ``max_entries``), so that
@@ -160,7 +175,7 @@ class PairCounts:
         share = min(int(pairs), self.max_entries) // self.nparts
         for p in range(self.nparts):
             if share > MAX_LOAD * (self.tables[p].size // 3):
-                self._resize(p, _next_pow2(share / MAX_LOAD + 1))
+                self._resize(p, _slots(share))
 
     def _resize(self, p, slots):
         from .kernels.phrases import insert_entries, table_entries
@@ -212,7 +227,7 @@ class PairCounts:
         part = pair_parts(keys, runs, self.nparts)
         for p in range(self.nparts):
             mine = part == p
-            self.tables[p] = np.zeros(3 * _next_pow2(int(mine.sum()) / MAX_LOAD + 1), np.int64)
+            self.tables[p] = np.zeros(3 * _slots(int(mine.sum())), np.int64)
             insert_entries(self.tables[p], keys[mine], runs[mine], counts[mine])
             self.fill[p, 0] = int(mine.sum())
         self.prune()
@@ -264,13 +279,18 @@ def count_stream(blocks, ids, unigram, pairs, runs, options):
                 runs.reserve(cut, cut)
                 intern_runs(piece, cut, ids.n_ident, ids.key_extra, ids.conn_model, ids.conn_extra, options.chunk,
                             options.max_run, state, runs.rtab, runs.rhash, runs.roff, runs.pool, runs.rstate, run_at)
-            pairs.reserve(cut)
             states = [state.copy() for _ in range(pairs.nparts)]
 
             def one(p, piece=piece, cut=cut, run_at=run_at, states=states):
-                count_pairs(piece, cut, ids.n_ident, ids.key_extra, ids.conn_model, ids.conn_extra, run_at,
-                            use_runs, options.cross_lines, options.chunk, options.max_run, p, pairs.nparts,
-                            pairs.tables[p], pairs.fill[p], unigram, states[p])
+                done = 0
+                while True:
+                    done = count_pairs(piece, done, cut, ids.n_ident, ids.key_extra, ids.conn_model, ids.conn_extra,
+                                       run_at, use_runs, options.cross_lines, options.chunk, options.max_run, p,
+                                       pairs.nparts, pairs.tables[p], pairs.fill[p], pairs.limit(p), unigram,
+                                       states[p])
+                    if done == cut:
+                        return
+                    pairs.grow(p)
 
             if pool is None:
                 one(0)
@@ -351,7 +371,7 @@ class JoinTable:
         self.keys = np.ascontiguousarray(keys, np.int64)
         self.runs = np.ascontiguousarray(runs, np.int64)
         self.out = np.ascontiguousarray(out, np.int32)
-        self.table = np.zeros(3 * _next_pow2(self.keys.size / MAX_LOAD + 1), np.int64)
+        self.table = np.zeros(3 * _slots(self.keys.size), np.int64)
         insert_entries(self.table, self.keys, self.runs, np.arange(self.keys.size, dtype=np.int64))
         a, b = self.keys >> 32, self.keys & 0xFFFFFFFF
         self.role = np.zeros(int(max(a.max(), b.max())) + 1 if self.keys.size else 0, np.int8)

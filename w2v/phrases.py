@@ -3,32 +3,13 @@
 The API is gensim 4's (:class:`Phrases`, :class:`FrozenPhrases`,
 :data:`ENGLISH_CONNECTOR_WORDS`, :func:`original_scorer`, :func:`npmi_scorer`);
 the engine counts over int32 ids in Numba kernels (:mod:`w2v.phrase_tables`).
-
-Three scorings, each with its reference's exact rules:
-
-* ``"word2vec"``: word2vec.c's ``word2phrase``: ``(pab - min_count) / pa / pb
-  * N`` in float32, N the tokens counted; a word or pair seen fewer than
-  ``min_count`` times never joins; pairs are counted across line ends (as
-  word2phrase does) but never joined across them.
-* ``"gensim"`` (gensim's ``"default"``): ``(pab - min_count) / (pa * pb) *
-  len_vocab``, len_vocab the distinct words and pairs counted.
-* ``"npmi"``: gensim's normalized PMI, threshold in [-1, 1].
-
-Joining is greedy from the left: a joined pair is never the start of the
-next one (both references).  With connector words (gensim's
-``connector_words``), a phrase may hold connectors between its two ends
-(``bank_of_america``).  Long lines are cut every ``max_sentence_length``
-tokens for the gensim scorings, as gensim's ``LineSentence`` delivers them.
-
-Deliberate differences: a token that contains the delimiter (``new_york``
-written so in the text) is a word of its own, never merged with the pair
-``new york``: both references key unigrams and pairs by the joined string,
-so the counts of the two are added together.  word2phrase also truncates
-words and pairs of 60 bytes or more (``MAX_STRING``), drops the last word of
-a file that does not end with a newline, and reads ``\\r`` as nothing; w2v
-reads every word whole.  Pruning (``max_vocab_size``) bounds the pair table
-only and drops the pairs seen at most ``min_reduce`` times (word2vec.c's
-rule); unigram counts are exact.
+Three scorings follow their references' exact rules: ``"word2vec"``
+(word2vec.c's ``word2phrase``), ``"gensim"`` (gensim's ``"default"``) and
+``"npmi"``.  Joining is greedy from the left; with connector words a phrase
+may hold connectors between its two ends (``bank_of_america``).
+docs/phrases.md gives the rules of each scoring, and where w2v differs from a
+reference on purpose: a token that holds the delimiter is a word of its own,
+never merged with the pair it spells, and words are read whole.
 """
 import itertools
 import os
@@ -274,8 +255,7 @@ class Phrases(_Joining):
         s = self.settings
         options = CountOptions(cross_lines=s.cross_lines, chunk=s.chunk(from_files), max_run=s.max_sentence_length,
                                threads=self.threads)
-        # distinct pairs are about a quarter of the tokens on the wiki corpora (4.0M of 17M)
-        self.pairs.presize(stream.length // 4)
+        self.pairs.presize(phrase_tables.expected_pairs(stream.length))
         size = phrase_tables.PIECE_IDS   # read now: tests set it small, so that pieces end everywhere
         blocks = (stream.read(i, size) for i in range(0, stream.length, size))
         self.corpus_word_count += count_stream(blocks, ids, self._unigram, self.pairs, self.runs, options)
