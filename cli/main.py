@@ -15,6 +15,8 @@ from .train import train  # noqa: E402
 main.add_command(train)
 from .devices import devices  # noqa: E402
 main.add_command(devices)
+from .phrases import phrases  # noqa: E402
+main.add_command(phrases)
 
 try:  # commands that use trained vectors (similar, analogy, eval, convert, info)
     from .vectors import register as _register_vector_commands  # noqa: E402

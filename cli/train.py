@@ -176,6 +176,9 @@ def check_outputs_not_corpus(corpus, **paths):
 @click.option("--plot-training", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Draw the running loss, words/s and learning rate into this picture (.png, .svg, .pdf); "
                    "needs w2v[plot].")
+@click.option("--phrases", default=None, metavar="auto|DIR",
+              help="Join phrases (new_york) into the corpus as it is encoded: auto learns them first "
+                   "(word2phrase's settings, 2 passes); DIR joins the phrases w2v phrases saved there.")
 @click.option("--allow-binary", is_flag=True,
               help="Read inputs that do not look like text (by default an input whose first 65,536 "
                    "characters hold a NUL byte, or more than 30% bytes that are not UTF-8 or control "
@@ -259,6 +262,7 @@ class TrainCommand:
     round_words: int = None
     allow_binary: bool = False
     plot_training: str = None
+    phrases: str = None
 
     @property
     def demo(self):
@@ -294,6 +298,9 @@ class TrainCommand:
             raise click.UsageError("--update-vocab needs --resume")
         if self.round_words is not None and not self.on_dask:
             raise click.UsageError("--round-words needs --scheduler or --dask-workers")
+        if self.phrases is not None and self.on_dask:
+            raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
+        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
         if self.device == "cuda":   # one-line error before reading the corpus
             from w2v.cuda import require_cuda
             require_cuda()
@@ -337,14 +344,23 @@ class TrainCommand:
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.round_words, self.threads,
                           self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
-            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary)
+            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
+                    phrases=self.phrases_arg())
         else:
-            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary)
+            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary,
+                          phrases=self.phrases_arg())
             if not (self.quiet or self.resume or self.tokenizer):   # the default tokenizer, not chosen
                 hint = tokenizer_hint(m.vocab.words)
                 if hint:
                     say(hint)
             m.train(quiet=self.quiet, on_epoch_end=hook)
+
+    def phrases_arg(self):
+        """What ``--phrases`` gives the model: ``"auto"``, the saved phrases of DIR, or ``None``."""
+        if self.phrases is None or self.phrases == "auto":
+            return self.phrases
+        from w2v.phrases import FrozenPhrases
+        return FrozenPhrases.load(self.phrases)
 
     def save(self, m, shown):
         """Write the full model (--save-model), then the vectors; return the seconds it took.

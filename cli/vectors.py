@@ -136,16 +136,19 @@ def analogy(model, a, b, c, topn, method, restrict_vocab, unicode_errors):
 @click.option("--method", type=click.Choice(["3cosadd", "3cosmul"]), default="3cosadd", show_default=True,
               help="How analogies are answered.")
 @click.option("--sections", is_flag=True, help="Also print the accuracy of every analogy section.")
+@click.option("--phrases-analogies", is_flag=True,
+              help="Add the bundled phrase analogies (questions-phrases.txt: boston_globe, ...; train with --phrases).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @_unicode_errors
 @one_line_errors
 def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, sections, as_json,
-             unicode_errors):
+             unicode_errors, phrases_analogies):
     """Evaluate MODEL on analogy and word-similarity test sets.
 
     Without --analogies/--pairs, uses the bundled sets (Google analogies,
-    WordSim-353, SimLex-999).  Results match gensim's evaluate_word_analogies
-    and evaluate_word_pairs.
+    WordSim-353, SimLex-999); --phrases-analogies adds Mikolov's phrase
+    analogies.  Results match gensim's evaluate_word_analogies and
+    evaluate_word_pairs.
     """
     from w2v.evaluate import default_eval_paths
 
@@ -155,6 +158,11 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
         pairs = [str(p) for p in found["pairs"]]
         if not analogies and not pairs:
             raise click.ClickException("no bundled evaluation sets found; pass --analogies or --pairs")
+    if phrases_analogies:
+        found = [str(p) for p in default_eval_paths()["phrase_analogies"]]
+        if not found:
+            raise click.ClickException("the bundled phrase analogies (questions-phrases.txt) are not installed")
+        analogies = list(analogies) + found
     for path in list(analogies) + list(pairs):
         if not os.path.exists(path):
             raise click.ClickException(f"{path}: no such file or directory")

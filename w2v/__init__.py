@@ -24,6 +24,8 @@ _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fas
     "PathLineSentences": ("w2v.sentences", "PathLineSentences"),
     "Text8Corpus": ("w2v.sentences", "Text8Corpus"),
     "CallbackAny2Vec": ("w2v.callbacks", "CallbackAny2Vec"),
+    "Phrases": ("w2v.phrases", "Phrases"),
+    "FrozenPhrases": ("w2v.phrases", "FrozenPhrases"),
 }
 
 
@@ -40,7 +42,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'w2v' has no attribute {name!r}")
 
 
-__all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "LineSentence", "PathLineSentences", "Text8Corpus",
-           "CallbackAny2Vec", "W2VError", "CorpusError", "FormatError",
+__all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "Phrases", "FrozenPhrases", "LineSentence",
+           "PathLineSentences", "Text8Corpus", "CallbackAny2Vec", "W2VError", "CorpusError", "FormatError",
            "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "DeviceError",
            "CorpusWarning", "ResumeWarning", "__version__"]

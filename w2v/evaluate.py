@@ -53,9 +53,10 @@ def default_eval_paths():
     Returns
     -------
     dict
-        ``{'analogies': [Path, ...], 'pairs': [Path, ...]}`` with the files of
-        ``data/eval`` that exist (Google's ``questions-words.txt``;
-        WordSim-353 and SimLex-999).
+        ``{'analogies': [Path, ...], 'pairs': [Path, ...], 'phrase_analogies': [Path, ...]}``
+        with the files of ``data/eval`` that exist (Google's ``questions-words.txt``;
+        WordSim-353 and SimLex-999; Mikolov's phrase analogies ``questions-phrases.txt``,
+        whose phrases are joined with ``_``, as ``w2v phrases`` joins them).
     """
     try:
         root = Path(str(importlib.resources.files("w2v.data"))) / "eval"
@@ -66,6 +67,7 @@ def default_eval_paths():
     return {
         "analogies": [p for p in analogies if p.is_file()],
         "pairs": [p for p in pairs if p.is_file()],
+        "phrase_analogies": [p for p in [root / "questions-phrases.txt"] if p.is_file()],
     }
 
 

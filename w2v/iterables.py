@@ -58,6 +58,7 @@ class CorpusSource:
 
     def __init__(self, paths=None, iterable=None):
         self.paths = paths
+        self.phrases = None         # phrases joined into the ids as it is read (w2v.phrase_corpus)
         self.n_sentences = None     # once read: gensim's corpus_count of it
         self.n_tokens = None        # once read: its tokens (corpus_total_words)
         self.files = None           # once read: its files as absolute paths (None for sentences)

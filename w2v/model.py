@@ -319,7 +319,7 @@ batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
     def train(self, corpus_iterable=None, corpus_file=None, total_examples=None, total_words=None, epochs=None,
               start_alpha=None, end_alpha=None, word_count=0, queue_factor=2, report_delay=1.0, compute_loss=False,
               callbacks=(), quiet=True, progress_stream=None, on_epoch_end=None, client=None, allow_binary=False,
-              **dist_options):
+              phrases=None, **dist_options):
         """Train for ``settings.epochs`` epochs.
 
         The learning rate decays from ``alpha`` to ``min_alpha`` over the
@@ -352,8 +352,8 @@ report_delay, compute_loss, callbacks
         client : distributed.Client, optional
             Train on this Dask cluster (files readable by the workers), see
             :func:`w2v.distributed.train_distributed` (``dist_options``).
-        allow_binary : bool
-            Read files that do not look like text.
+        allow_binary, phrases
+            As :meth:`build_vocab`'s (``phrases`` not on a Dask cluster).
 
         Returns
         -------
@@ -378,7 +378,7 @@ report_delay, compute_loss, callbacks
         self.settings.validate()   # settings may have been changed since the model was made
         self._apply_changed_settings()
         run = CallbackRun(self, callbacks, on_epoch_end)
-        source = self._corpus_source(corpus_iterable, corpus_file, passes=self.settings.epochs)
+        source = self._corpus_source(corpus_iterable, corpus_file, passes=self.settings.epochs, phrases=phrases)
         if client is not None:
             return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary, dist_options)
         if dist_options:
@@ -399,6 +399,8 @@ report_delay, compute_loss, callbacks
 
     def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
         from .distributed import train_distributed
+        if source is not None and source.phrases is not None:
+            raise ParameterError("phrases cannot be joined on a Dask cluster; join them with w2v phrases first")
         if source is not None and not source.reads_files:
             raise ParameterError("a Dask cluster trains on files its workers read: give paths, not sentences")
         corpus = None if source is None else source.paths

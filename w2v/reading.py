@@ -23,6 +23,7 @@ from .aliases import renamed
 from .encoded import encode_corpus
 from .errors import ParameterError, VocabularyError
 from .iterables import corpus_source, line_sentences, scan_sentences
+from .phrase_corpus import phrase_scanned
 from .progress import COMPILING, KernelWatch, Progress, scan_with_progress
 from .sentences import file_backed
 from .train import start_kernel_load
@@ -49,16 +50,19 @@ class CorpusReading:
     """The corpus-reading methods of :class:`~w2v.model.Word2Vec` (see the module docstring)."""
 
     # ------------------------------------------------------------------ sources
-    def _corpus_source(self, corpus_iterable=None, corpus_file=None, passes=1):
+    def _corpus_source(self, corpus_iterable=None, corpus_file=None, passes=1, phrases=None):
         s = self.settings
-        return corpus_source(corpus_iterable, corpus_file, passes,
-                             lambda c: file_backed(c, s.max_sentence_length, s.tokenizer, s.lowercase))
+        source = corpus_source(corpus_iterable, corpus_file, passes,
+                               lambda c: file_backed(c, s.max_sentence_length, s.tokenizer, s.lowercase))
+        if source is not None:
+            source.phrases = phrases
+        return source
 
     def _is_current(self, source):
         """Whether ``source`` is the corpus of the model's encoded corpus: the same iterable object, or
         the same files (regular files, unchanged in size and modification time since they were read)."""
         cur = self._source
-        if cur is None or self._encoded is None:
+        if cur is None or self._encoded is None or source.phrases is not None or cur.phrases is not None:
             return False
         if source.iterable is not None and cur.is_same(source.iterable):
             return True
@@ -78,7 +82,7 @@ class CorpusReading:
             self._read_source(source, quiet, progress_stream, allow_binary)
         else:
             self.build_vocab(source.iterable if source.iterable is not None else source.paths, quiet=quiet,
-                             progress_stream=progress_stream, allow_binary=allow_binary)
+                             progress_stream=progress_stream, allow_binary=allow_binary, phrases=source.phrases)
 
     def _scan(self, source, quiet, progress_stream, next_step, allow_binary):
         """Read ``source`` once; record its counts in it.  Return ``(scanned, reporter, t0)``."""
@@ -86,12 +90,19 @@ class CorpusReading:
         if source.reads_files:
             stats = _file_stats(source.paths)
             scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, progress_stream, next_step,
-                                                       allow_binary)
+                                                       allow_binary, source.phrases)
             source.n_sentences = line_sentences(scanned.stream, s.max_sentence_length)
             source.files = scanned.absolute_files
             source.file_stats = stats
         else:
             scanned, reporter, t0 = self._scan_iterable(source.iterable, quiet, progress_stream, next_step)
+            if source.phrases is not None:
+                try:
+                    scanned, _ = phrase_scanned(scanned, source.phrases, s.threads,
+                                                None if quiet else reporter.message)
+                except BaseException:
+                    scanned.stream.close()
+                    raise
             source.n_sentences = scanned.n_sentences
             source.files = None
         source.n_tokens = scanned.n_tokens
@@ -218,7 +229,7 @@ class CorpusReading:
     @renamed(corpus="corpus_iterable")
     def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, progress_per=10000,
                     keep_raw_vocab=False, trim_rule=None, quiet=True, progress_stream=None, allow_binary=False,
-                    **kwargs):
+                    phrases=None, **kwargs):
         """Read the corpus once: count, build the vocabulary and tables, encode the ids.
 
         Parameters
@@ -241,6 +252,8 @@ class CorpusReading:
             No progress on stderr.
         allow_binary : bool
             Read files that do not look like text (see :func:`w2v.corpus.scan_corpus`).
+        phrases : "auto", dict, Phrases, FrozenPhrases or path, optional
+            Phrases joined into the ids as it is read (:func:`w2v.phrase_corpus.resolve_phrases`).
 
         Returns
         -------
@@ -264,7 +277,7 @@ class CorpusReading:
             self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
             if self.vocab is None:
                 raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
-        source = self._corpus_source(corpus_iterable, corpus_file, passes=1)
+        source = self._corpus_source(corpus_iterable, corpus_file, passes=1, phrases=phrases)
         if source is None:
             raise ParameterError("build_vocab needs a corpus: corpus_iterable (paths or sentences) or corpus_file")
         s = self.settings
@@ -341,7 +354,7 @@ class CorpusReading:
         self._raw = (words, counts) if keep_raw_vocab else None
         return self
 
-    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False):
+    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False, phrases=None):
         """Read ``corpus`` and encode it with the model's vocabulary as it is, for the next :meth:`train`.
 
         Unknown words are dropped; the vocabulary, its counts, the tables and
@@ -352,6 +365,8 @@ class CorpusReading:
         ----------
         corpus : str, list of str, or iterable of list of str
             Paths, or sentences, as :meth:`build_vocab` takes them.
+        quiet, progress_stream, allow_binary, phrases
+            As :meth:`build_vocab`'s.
 
         Returns
         -------
@@ -365,7 +380,7 @@ class CorpusReading:
         CorpusError
             As :meth:`build_vocab`.
         """
-        return self._read_source(self._corpus_source(corpus), quiet, progress_stream, allow_binary)
+        return self._read_source(self._corpus_source(corpus, phrases=phrases), quiet, progress_stream, allow_binary)
 
     def _read_source(self, source, quiet, progress_stream, allow_binary):
         if self.vocab is None:
