@@ -15,8 +15,8 @@ from . import phrase_tables
 from .phrase_tables import JoinTable, RunTable, StreamIds, join_flags, join_ids, join_stream
 from .phrases import FrozenPhrases, Phrases
 
-#: what ``phrases="auto"`` learns: word2phrase's settings, run twice as word2vec's demo-phrases.sh
-#: does, so that three-word phrases (new_york_times) can form
+#: what ``phrases="auto"`` learns: word2phrase's defaults (min_count 5, threshold 100), run twice as
+#: word2vec's phrase demos run word2phrase, so that three-word phrases (new_york_times) can form
 AUTO_PHRASES = dict(scoring="word2vec", min_count=5, threshold=100.0, passes=2)
 
 
