@@ -1,4 +1,4 @@
-"""The shared modes' SGD step, register-blocked: input rows against blocks of six output rows.
+"""Skip-gram's shared-negatives SGD step, register-blocked: input rows against blocks of six output rows.
 
 One step trains ``nx`` input rows ``x_c`` against ``nt`` output rows ``o_t``:
 
@@ -129,20 +129,13 @@ def _out_row(out, hot, nhot, targets, t, nt, pad):
 
 
 @njit(inline="always", **INNER_OPTIONS)
-def _in_row(X, rows, hot, nhot, ids, c, buffered):
-    if buffered:
-        return X[c]
-    return weight_row(rows, hot, nhot, ids[c])
-
-
-@njit(inline="always", **INNER_OPTIONS)
-def _block_scores(X, rows, hot, nhot, ids, nx, buffered, o0, o1, o2, o3, o4, o5, G, base, dim):
+def _block_scores(rows, hot, nhot, ids, nx, o0, o1, o2, o3, o4, o5, G, base, dim):
     # blocking: two input rows against six output rows, twelve accumulators
     # G[base + c * TB + t] = x_c . o_t
     c = 0
     while c + 2 <= nx:
-        xa = _in_row(X, rows, hot, nhot, ids, c, buffered)
-        xb = _in_row(X, rows, hot, nhot, ids, c + 1, buffered)
+        xa = weight_row(rows, hot, nhot, ids[c])
+        xb = weight_row(rows, hot, nhot, ids[c + 1])
         a0 = vzero()
         a1 = vzero()
         a2 = vzero()
@@ -192,7 +185,7 @@ def _block_scores(X, rows, hot, nhot, ids, nx, buffered, o0, o1, o2, o3, o4, o5,
         G[s + 11] = vsum(b5)
         c += 2
     if c < nx:
-        xa = _in_row(X, rows, hot, nhot, ids, c, buffered)
+        xa = weight_row(rows, hot, nhot, ids[c])
         a0 = vzero()
         a1 = vzero()
         a2 = vzero()
@@ -218,7 +211,7 @@ def _block_scores(X, rows, hot, nhot, ids, nx, buffered, o0, o1, o2, o3, o4, o5,
 
 
 @njit(inline="always", **INNER_OPTIONS)
-def _block_update(X, rows, hot, nhot, ids, nx, buffered, direct, o0, o1, o2, o3, o4, o5, G, base, dX, dim):
+def _block_update(rows, hot, nhot, ids, nx, direct, o0, o1, o2, o3, o4, o5, G, base, dX, dim):
     # blocking: the six output rows held in registers, old (p) and new (q), while the input rows stream past
     for k in range(0, dim, LANES):
         n = dim - k
@@ -235,7 +228,7 @@ def _block_update(X, rows, hot, nhot, ids, nx, buffered, direct, o0, o1, o2, o3,
         q4 = p4
         q5 = p5
         for c in range(nx):
-            xr = _in_row(X, rows, hot, nhot, ids, c, buffered)
+            xr = weight_row(rows, hot, nhot, ids[c])
             x = vload(xr, k, n)
             s = base + c * TB
             g0 = vsplat(G[s])
@@ -297,18 +290,17 @@ def _gradients(G, ng, nx, cmult, labels, tmult, alpha):
 
 
 @njit(**INNER_OPTIONS)
-def block_step(X, rows, hot, nhot, ids, cmult, nx, buffered, direct, out, ohot, onhot, targets, labels,
+def block_step(rows, hot, nhot, ids, cmult, nx, direct, out, ohot, onhot, targets, labels,
                tmult, nt, alpha, dX, G, pad, dim_const):
     """One SGD step of ``nx`` distinct input rows against ``nt`` distinct output rows; returns the loss.
 
-    Input row ``c`` is ``X[c]`` when ``buffered``, else row ``ids[c]`` of ``rows``
-    (``hot`` below ``nhot``, see :func:`weight_row`); output row ``t`` is row
-    ``targets[t]`` of ``out`` (``ohot`` below ``onhot``).  ``cmult`` and
-    ``tmult`` are the rows' multiplicities, ``labels`` the targets' labels
-    (both padded by :func:`negative_targets` and :func:`hs_targets`).  The
-    output rows are updated in place; the input rows' updates go into the
-    rows themselves when ``direct`` (only with ``nt <= TB`` and input rows
-    that are not buffered), else they are added to ``dX[:nx]``.  ``G`` is
+    Input row ``c`` is row ``ids[c]`` of ``rows`` (``hot`` below ``nhot``, see
+    :func:`weight_row`); output row ``t`` is row ``targets[t]`` of ``out``
+    (``ohot`` below ``onhot``).  ``cmult`` and ``tmult`` are the rows'
+    multiplicities, ``labels`` the targets' labels (both padded by
+    :func:`negative_targets` and :func:`hs_targets`).  The output rows are
+    updated in place; the input rows' updates go into the rows themselves
+    when ``direct`` (only with ``nt <= TB``), else they are added to ``dX[:nx]``.  ``G`` is
     scratch of at least ``3 * nx * padded_targets(nt)`` float32, ``pad`` a
     ``(1, dim)`` array of zeros, ``dim_const`` the row length as a
     compile-time constant or 0.
@@ -319,7 +311,7 @@ def block_step(X, rows, hot, nhot, ids, cmult, nx, buffered, direct, out, ohot, 
     m = nx * TB
     for grp in range(ng):
         t0 = grp * TB
-        _block_scores(X, rows, hot, nhot, ids, nx, buffered,
+        _block_scores(rows, hot, nhot, ids, nx,
                       _out_row(out, ohot, onhot, targets, t0, nt, pad),
                       _out_row(out, ohot, onhot, targets, t0 + 1, nt, pad),
                       _out_row(out, ohot, onhot, targets, t0 + 2, nt, pad),
@@ -329,7 +321,7 @@ def block_step(X, rows, hot, nhot, ids, cmult, nx, buffered, direct, out, ohot, 
     loss = _gradients(G, ng, nx, cmult, labels, tmult, alpha)
     for grp in range(ng):
         t0 = grp * TB
-        _block_update(X, rows, hot, nhot, ids, nx, buffered, direct,
+        _block_update(rows, hot, nhot, ids, nx, direct,
                       _out_row(out, ohot, onhot, targets, t0, nt, pad),
                       _out_row(out, ohot, onhot, targets, t0 + 1, nt, pad),
                       _out_row(out, ohot, onhot, targets, t0 + 2, nt, pad),

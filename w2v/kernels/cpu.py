@@ -293,20 +293,20 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, noise
 
 
 @njit(inline="always", **INNER_OPTIONS)
-def _shared_output_layers(X, rows, hot0, nhot0, ids, cmult, nx, buffered, direct, centre, syn1, syn1neg,
+def _shared_output_layers(rows, hot0, nhot0, ids, cmult, nx, direct, centre, syn1, syn1neg,
                           hot1, nhot1, hs_codes, hs_points, hs_lengths, hs, noise, first, negative, targets,
                           labels, tmult, alpha, dX, G, pad, dim_const):
-    # The shared modes' output layers for the distinct input rows (block_step's
+    # Skip-gram's shared output layers for the distinct context rows (block_step's
     # arguments): the hierarchical softmax step, then the negative-sampling step
     # against noise[first:first + negative]; returns the summed loss.
     loss = 0.0
     if hs:
         nt = hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels, tmult)
-        loss += block_step(X, rows, hot0, nhot0, ids, cmult, nx, buffered, False, syn1, hot1, 0, targets,
+        loss += block_step(rows, hot0, nhot0, ids, cmult, nx, False, syn1, hot1, 0, targets,
                            labels, tmult, nt, alpha, dX, G, pad, dim_const)
     if negative > 0:
         nt = negative_targets(centre, noise, first, negative, targets, labels, tmult)
-        loss += block_step(X, rows, hot0, nhot0, ids, cmult, nx, buffered, direct, syn1neg, hot1, nhot1,
+        loss += block_step(rows, hot0, nhot0, ids, cmult, nx, direct, syn1neg, hot1, nhot1,
                            targets, labels, tmult, nt, alpha, dX, G, pad, dim_const)
     return loss
 
@@ -337,7 +337,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_code
                 for c in range(nu):
                     for d in range(dim):
                         dX[c, d] = 0.0
-            loss = _shared_output_layers(X, syn0, hot0, nhot0, ctx, cmult, nu, False, direct, centre, syn1,
+            loss = _shared_output_layers(syn0, hot0, nhot0, ctx, cmult, nu, direct, centre, syn1,
                                          syn1neg, hot1, nhot1, hs_codes, hs_points, hs_lengths, hs, noise,
                                          i * negative, negative, targets, labels, tmult, alpha, dX, G, pad,
                                          dim_const)
@@ -361,11 +361,10 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_code
                 inv = np.float32(1.0) / np.float32(nc)
                 for d in range(dim):
                     X[0, d] *= inv
-            cmult[0] = np.float32(1.0)
-            loss = _shared_output_layers(X, syn0, hot0, nhot0, ctx, cmult, 1, True, False, centre, syn1,
-                                         syn1neg, hot1, nhot1, hs_codes, hs_points, hs_lengths, hs, noise,
-                                         i * negative, negative, targets, labels, tmult, alpha, dX, G, pad,
-                                         dim_const)
+            # one input row: the blocked step measured no faster (1.02x), so CBOW keeps its vectors
+            loss = output_layers(X, 1, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
+                                 hs_lengths, hs, noise, i * negative, negative, targets, labels,
+                                 alpha, dX, G, dim_const)
             if not cbow_mean:
                 # as gensim: with the sum, the error is divided over the context rows;
                 # with the mean, every context row gets the full error (gensim and
