@@ -68,6 +68,7 @@ MODES = [
     pytest.param(False, True, 0, True, True, id="cbow-hs"),
     pytest.param(True, True, 3, True, True, id="sg-hs+ns"),
     pytest.param(False, True, 3, True, True, id="cbow-hs+ns"),
+    pytest.param(True, True, 7, False, True, id="sgns-shared-two-blocks"),   # 8 targets: two blocks of six
 ]
 
 
