@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from w2v.kernels.cpu import (SPECIALIZED_DIM, merge_hot_rows, sample_noise, sgd_block, train_sentence,
+from w2v.kernels.cpu import (SPECIALIZED_DIM, merge_hot_rows, sample_noise, scratch, sgd_block, train_sentence,
                              train_tokens)
 from w2v.sampling import HuffmanTree, alias_table, pack_alias_table
 from w2v.train import Replica
@@ -36,22 +36,14 @@ def run_kernel(sent, syn0, syn1neg, syn1, thr, alias, tree, *, sg, cbow_mean, wi
     if nhot:   # poison the shared rows: a kernel that reads them instead of the copies fails
         syn0[:nhot] = np.nan
         syn1neg[:nhot] = np.nan
-    width = 2 * window
-    dim = syn0.shape[1]
-    kmax = max(negative + 1, tree.codes.shape[1])
-    X = np.empty((width, dim), np.float32)
-    dX = np.empty((width, dim), np.float32)
-    G = np.empty(2 * width * kmax, np.float32)
-    ctx = np.empty(width, np.int64)
-    targets = np.empty(kmax, np.int64)
-    labels = np.empty(kmax, np.float32)
+    buffers = scratch(window, max(negative + 1, tree.codes.shape[1]), syn0.shape[1])
     shrink = np.empty(sent.size, np.int32)
     noise = np.empty(sent.size * max(negative, 1), np.int32)
     stats = np.zeros(2)
     s = train_sentence(sent, sent.size, syn0, syn1neg, syn1, hot0, nhot, hot1, nhot,
                        pack_alias_table(thr, alias), tree.codes, tree.points, tree.lengths,
                        sg, cbow_mean, window, negative, hs, shared, np.float32(alpha), np.uint64(state),
-                       X, dX, G, ctx, targets, labels, shrink, noise, stats)
+                       *buffers, shrink, noise, stats)
     syn0[:nhot] = hot0
     syn1neg[:nhot] = hot1
     return syn0, syn1neg, syn1, stats, s
@@ -76,6 +68,7 @@ MODES = [
     pytest.param(False, True, 0, True, True, id="cbow-hs"),
     pytest.param(True, True, 3, True, True, id="sg-hs+ns"),
     pytest.param(False, True, 3, True, True, id="cbow-hs+ns"),
+    pytest.param(True, True, 7, False, True, id="sgns-shared-two-blocks"),   # 8 targets: two blocks of six
 ]
 
 

@@ -28,100 +28,11 @@ Ids are validated by the caller before they get here: these kernels run without 
 import numpy as np
 from numba import njit
 
+from .draws import HIGH32, draw_noise_words, sample_noise, splitmix64  # noqa: F401 (sample_noise: re-exported)
+from .block import TB, block_step, hs_targets, negative_targets, padded_targets, unique_context, weight_row
 from .fastmath import exp32, log32
+from .options import INNER_OPTIONS, KERNEL_OPTIONS, MAX_SCORE, SIGMOID_CLIP
 from .prefetch import prefetch_row
-
-# Explicit compilation options: no GIL (Python threads run kernels in
-# parallel), fastmath so that LLVM vectorizes reductions (dot products) with
-# FMA, cached on disk so only the first run pays compilation.
-KERNEL_OPTIONS = dict(nogil=True, fastmath=True, cache=True, error_model="numpy", boundscheck=False)
-# Functions that allocate nothing are compiled without Numba's reference
-# counting (the private but long-standing ``_nrt=False`` flag).  With it,
-# every call of a helper that takes arrays costs an atomic increment and
-# decrement per array (the refcount pruning pass cannot remove them across
-# loops); per trained word that was ~12% of the time on one thread, and on
-# two threads the shared arrays' counters bounced between the cores.
-INNER_OPTIONS = dict(KERNEL_OPTIONS, _nrt=False)
-
-SIGMOID_CLIP = np.float32(20.0)  # sigmoid(20) == 1 in float32; keeps exp() finite
-# A pair whose score x.o is at or beyond +-MAX_SCORE gets no update (its loss
-# still counts), as in gensim (`if f_dot <= -MAX_EXP or f_dot >= MAX_EXP:
-# continue`) and in word2vec.c's hierarchical softmax; word2vec.c's negative
-# sampling applies the saturated gradient instead.  Skipping them is what the
-# quality is compared with, and it scores higher: CBOW, 17M-token wiki slice,
-# five seeds, analogy +0.2 points with every seed.
-MAX_SCORE = np.float32(6.0)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_U30 = np.uint64(30)
-_U27 = np.uint64(27)
-_U31 = np.uint64(31)
-_U32 = np.uint64(32)
-_LOW32 = np.uint64(0xFFFFFFFF)
-
-
-@njit(**INNER_OPTIONS)
-def splitmix64(state):
-    """Advance a splitmix64 state; return (random uint64, new state)."""
-    state = state + _GOLDEN
-    z = state
-    z = (z ^ (z >> _U30)) * _MIX1
-    z = (z ^ (z >> _U27)) * _MIX2
-    return z ^ (z >> _U31), state
-
-
-@njit(**INNER_OPTIONS)
-def uniform_index(r, n):
-    """Map the high 32 bits of ``r`` to ``[0, n)`` without division (multiply-shift)."""
-    return np.int64(((r >> _U32) * np.uint64(n)) >> _U32)
-
-
-@njit(**INNER_OPTIONS)
-def draw_noise(r, noise_table):
-    """One draw from the noise distribution (alias method) with one random number.
-
-    ``noise_table`` is :func:`w2v.sampling.pack_alias_table`'s: column ``i``
-    (high 32 random bits) is kept when the low 32 bits are below its
-    threshold (low half of the entry), else its alias (high half) is drawn.
-    """
-    i = uniform_index(r, noise_table.size)
-    e = noise_table[i]
-    if (r & _LOW32) < (e & _LOW32):
-        return i
-    return np.int64(e >> _U32)
-
-
-@njit(inline="always", **INNER_OPTIONS)   # inlined: called per word, a call cost ~2% of CBOW
-def draw_noise_words(noise_table, s, out, first, count):
-    """Draw ``count`` noise words into ``out[first:first + count]``; return the new RNG state."""
-    for k in range(first, first + count):
-        r, s = splitmix64(s)
-        out[k] = draw_noise(r, noise_table)
-    return s
-
-
-@njit(**KERNEL_OPTIONS)
-def sample_noise(n, noise_table, rng_state):
-    """Draw ``n`` noise words (for tests and statistics)."""
-    out = np.empty(n, np.int64)
-    s = draw_noise_words(noise_table, rng_state[0], out, 0, n)
-    rng_state[0] = s
-    return out
-
-
-@njit(inline="always", **INNER_OPTIONS)
-def weight_row(rows, hot, nhot, r):
-    """Row ``r`` of a weight matrix: the thread's private copy when ``r < nhot``.
-
-    ``hot`` holds the thread's copies of ``rows[:nhot]`` (see
-    :func:`merge_hot_rows`); ids are read as unsigned, so the compiled code
-    does not test them for Python's negative indexing.
-    """
-    if r < nhot:
-        return hot[np.uint64(r)]
-    return rows[np.uint64(r)]
-
 
 @njit(**INNER_OPTIONS)
 def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_const):
@@ -350,15 +261,16 @@ SPECIALIZED_DIM = 100
 @njit(**INNER_OPTIONS)
 def train_sentence(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, noise_table,
                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative, hs, shared,
-                   alpha, s, X, dX, G, ctx, targets, labels, shrink, noise, stats):
+                   alpha, s, X, dX, G, ctx, targets, labels, cmult, tmult, pad, shrink, noise, stats):
     """Train one (already subsampled) sentence ``sent[:n]``; return the new RNG state.
 
     ``stats`` accumulates ``[loss, examples]`` in float64; ``shrink`` (int32,
     ``n``) and ``noise`` (int32, ``n * negative``) are scratch for the
-    sentence's random draws.  Rows of :data:`SPECIALIZED_DIM` floats run a
-    version compiled for that length.  The rows ``syn0[:nhot0]`` and
-    ``syn1neg[:nhot1]`` are read and written in the thread's copies ``hot0``
-    and ``hot1`` (see :func:`merge_hot_rows`; the per-pair mode takes none).
+    sentence's random draws, the others are :func:`scratch`'s.  Rows of
+    :data:`SPECIALIZED_DIM` floats run a version compiled for that length.
+    The rows ``syn0[:nhot0]`` and ``syn1neg[:nhot1]`` are read and written in
+    the thread's copies ``hot0`` and ``hot1`` (see :func:`merge_hot_rows`; the
+    per-pair mode takes none).
     """
     if sg and not shared:
         if syn0.shape[1] == SPECIALIZED_DIM:
@@ -372,42 +284,68 @@ def train_sentence(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, noise
     if syn0.shape[1] == SPECIALIZED_DIM:
         _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_codes, hs_points,
                      hs_lengths, sg, cbow_mean, window, negative, hs, alpha, X, dX, G, ctx, targets,
-                     labels, shrink, noise, stats, SPECIALIZED_DIM)
+                     labels, cmult, tmult, pad, shrink, noise, stats, SPECIALIZED_DIM)
     else:
         _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_codes, hs_points,
                      hs_lengths, sg, cbow_mean, window, negative, hs, alpha, X, dX, G, ctx, targets,
-                     labels, shrink, noise, stats, 0)
+                     labels, cmult, tmult, pad, shrink, noise, stats, 0)
     return s
+
+
+@njit(inline="always", **INNER_OPTIONS)
+def _shared_output_layers(rows, hot0, nhot0, ids, cmult, nx, direct, centre, syn1, syn1neg,
+                          hot1, nhot1, hs_codes, hs_points, hs_lengths, hs, noise, first, negative, targets,
+                          labels, tmult, alpha, dX, G, pad, dim_const):
+    # Skip-gram's shared output layers for the distinct context rows (block_step's
+    # arguments): the hierarchical softmax step, then the negative-sampling step
+    # against noise[first:first + negative]; returns the summed loss.
+    loss = 0.0
+    if hs:
+        nt = hs_targets(centre, hs_codes, hs_points, hs_lengths, targets, labels, tmult)
+        loss += block_step(rows, hot0, nhot0, ids, cmult, nx, False, syn1, hot1, 0, targets,
+                           labels, tmult, nt, alpha, dX, G, pad, dim_const)
+    if negative > 0:
+        nt = negative_targets(centre, noise, first, negative, targets, labels, tmult)
+        loss += block_step(rows, hot0, nhot0, ids, cmult, nx, direct, syn1neg, hot1, nhot1,
+                           targets, labels, tmult, nt, alpha, dX, G, pad, dim_const)
+    return loss
 
 
 @njit(**INNER_OPTIONS)
 def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_codes, hs_points,
                  hs_lengths, sg, cbow_mean, window, negative, hs, alpha, X, dX, G, ctx, targets,
-                 labels, shrink, noise, stats, dim_const):
+                 labels, cmult, tmult, pad, shrink, noise, stats, dim_const):
     # Skip-gram with shared negatives, and CBOW, over a sentence whose random
     # draws are made (_draw_sentence); dim_const as in sgd_block.
     dim = dim_const if dim_const > 0 else syn0.shape[1]
+    # skip-gram with negative sampling alone, up to TB targets: the block adds the
+    # input rows' updates into the rows themselves, else into dX, scattered after
+    direct = not hs and negative < TB
     for i in range(n):
         centre = sent[i]
-        nc = _context(sent, n, i, shrink[i], window, ctx)
+        if sg:
+            nu, nc = unique_context(sent, n, i, shrink[i], window, ctx, cmult)
+        else:
+            nc = _context(sent, n, i, shrink[i], window, ctx)
         if nc == 0:
             continue
         _prefetch_next_word(sent, n, i, syn0, syn1neg, hot0, nhot0, hot1, nhot1, noise, negative,
                             window, negative, dim)
         if sg:
-            # gather all context rows once; share targets (and negatives)
-            for c in range(nc):
-                row = weight_row(syn0, hot0, nhot0, ctx[c])
-                for d in range(dim):
-                    X[c, d] = row[d]
-                    dX[c, d] = 0.0
-            loss = output_layers(X, nc, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
-                                 hs_lengths, hs, noise, i * negative, negative, targets, labels,
-                                 alpha, dX, G, dim_const)
-            for c in range(nc):
-                row = weight_row(syn0, hot0, nhot0, ctx[c])
-                for d in range(dim):
-                    row[d] += dX[c, d]
+            # the distinct context rows, read in place: no copies
+            if not direct:
+                for c in range(nu):
+                    for d in range(dim):
+                        dX[c, d] = 0.0
+            loss = _shared_output_layers(syn0, hot0, nhot0, ctx, cmult, nu, direct, centre, syn1,
+                                         syn1neg, hot1, nhot1, hs_codes, hs_points, hs_lengths, hs, noise,
+                                         i * negative, negative, targets, labels, tmult, alpha, dX, G, pad,
+                                         dim_const)
+            if not direct:
+                for c in range(nu):
+                    row = weight_row(syn0, hot0, nhot0, ctx[c])
+                    for d in range(dim):
+                        row[d] += dX[c, d]
             stats[0] += loss
             stats[1] += nc
         else:
@@ -423,6 +361,7 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_code
                 inv = np.float32(1.0) / np.float32(nc)
                 for d in range(dim):
                     X[0, d] *= inv
+            # one input row: the blocked step measured no faster (1.02x), so CBOW keeps its vectors
             loss = output_layers(X, 1, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
                                  hs_lengths, hs, noise, i * negative, negative, targets, labels,
                                  alpha, dX, G, dim_const)
@@ -474,6 +413,22 @@ def _train_pairs(sent, n, syn0, syn1neg, syn1, unused_hot, noise_table, hs_codes
             stats[0] += loss
             stats[1] += 1
     return s
+
+
+@njit(**KERNEL_OPTIONS)
+def scratch(window, kmax, dim):
+    """The scratch arrays of :func:`train_sentence` for up to ``kmax`` targets per step.
+
+    ``(X, dX, G, ctx, targets, labels, cmult, tmult, pad)``: input rows and
+    their updates, scores, context ids, target ids and labels, the
+    multiplicities of the contexts and targets, and a row of zeros.
+    """
+    width = 2 * window
+    kpad = padded_targets(kmax)
+    return (np.empty((width, dim), np.float32), np.empty((width, dim), np.float32),
+            np.empty(3 * width * kpad, np.float32), np.empty(width, np.int64), np.empty(kpad, np.int64),
+            np.empty(kpad, np.float32), np.empty(width, np.float32), np.empty(kpad, np.float32),
+            np.zeros((1, dim), np.float32))
 
 
 @njit(**INNER_OPTIONS)
@@ -540,14 +495,7 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
     """
     # blocking: one nogil loop over the sentences owns scratch buffers, schedule and replica merges
     dim = syn0.shape[1]
-    width = 2 * window
-    kmax = max(negative + 1, hs_codes.shape[1])
-    X = np.empty((width, dim), np.float32)
-    dX = np.empty((width, dim), np.float32)
-    G = np.empty(2 * width * kmax, np.float32)
-    ctx = np.empty(width, np.int64)
-    targets = np.empty(kmax, np.int64)
-    labels = np.empty(kmax, np.float32)
+    X, dX, G, ctx, targets, labels, cmult, tmult, pad = scratch(window, max(negative + 1, hs_codes.shape[1]), dim)
     sent = np.empty(max_sentence_length, np.int32)
     shrink = np.empty(max_sentence_length, np.int32)              # the sentence's draws
     noise = np.empty(max_sentence_length * max(negative, 1), np.int32)
@@ -566,7 +514,7 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
         if w >= 0:
             seen += 1
             r, s = splitmix64(s)
-            if np.int64(r >> _U32) < keep_threshold[w]:
+            if np.int64(r >> HIGH32) < keep_threshold[w]:
                 sent[n] = w
                 n += 1
         if w < 0 or n == max_sentence_length or p == ntok:
@@ -577,8 +525,8 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
                     alpha = np.float32(min_alpha)
                 s = train_sentence(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, noise_table,
                                    hs_codes, hs_points, hs_lengths, sg, cbow_mean, window, negative,
-                                   hs, shared, alpha, s, X, dX, G, ctx, targets, labels, shrink, noise,
-                                   local)
+                                   hs, shared, alpha, s, X, dX, G, ctx, targets, labels, cmult, tmult, pad,
+                                   shrink, noise, local)
                 kept += n
                 if nhot > 0:
                     pending[0] += n

@@ -46,39 +46,39 @@ _FNV_PRIME = np.uint64(0x100000001B3)
 _PART_SHIFT = np.uint64(32)
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def model_id(t, n_ident, key_extra):
     """The model token of stream id ``t`` (``-1``: unknown)."""
     return t if t < n_ident else key_extra[t - n_ident]
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def is_connector(t, n_ident, conn_model, conn_extra):
     """Whether stream id ``t`` is a connector word."""
     return conn_model[t] if t < n_ident else conn_extra[t - n_ident]
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def pair_hash(key, run):
     """The hash of the pair key ``a << 32 | b`` with connector run ``run``."""
     return mix_hash(np.uint64(key) * _K1 ^ np.uint64(run) * _K2)
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def part_of(h, nparts):
     """The partition (counting thread) that owns hash ``h``: a multiply and a shift of its high bits,
     no division (17M divisions cost a third of counting the 17M-token wiki slice)."""
     return np.int64(((h >> _PART_SHIFT) * np.uint64(nparts)) >> _PART_SHIFT)
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def home_slot(h, slots):
     """The first slot of hash ``h`` in a table of ``slots`` slots (any number: a multiply and a shift
     of the hash's low 32 bits, so that a table need not be a power of two, which could double it)."""
     return np.int64(((h & np.uint64(0xFFFFFFFF)) * np.uint64(slots)) >> np.uint64(32))
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def find_slot(table, slots, key, run, h):
     """The slot holding ``(key, run)``, or the empty slot where it would go."""
     s = home_slot(h, slots)
@@ -198,7 +198,7 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
     return done
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def run_hash(ids, lo, hi, n_ident, key_extra):
     h = _FNV_OFFSET
     for j in range(lo, hi):
@@ -305,7 +305,7 @@ def last_anchor_cut(ids, n, n_ident, conn_model, conn_extra, max_run):
     return n
 
 
-@njit(inline="always")
+@njit(inline="always", **OPTIONS)
 def emit(ids, lo, hi, out, w, counts, count_out):
     """Copy ``ids[lo:hi]`` to ``out[w:]`` (counted with ``count_out``); return the new ``w``."""
     for j in range(lo, hi):
