@@ -170,7 +170,14 @@ def check_outputs_not_corpus(corpus, **paths):
 @click.option("--dask-workers", type=int, default=None, metavar="N",
               help="Train on a local Dask cluster of N worker processes (--threads each, default 1).")
 @click.option("--round-words", type=int, default=None, metavar="N",
-              help="With Dask: tokens each worker trains between two synchronizations [default: 1000000].")
+              help="With Dask: tokens each worker trains between two synchronizations [default: 1000000]. "
+                   "With --deterministic: ids each lane trains per round [default: 8192].")
+@click.option("--deterministic", is_flag=True,
+              help="The same vectors for the same seed at any --threads (lanes trained on private copies, "
+                   "merged in a fixed way after each round); slower than the default Hogwild training.")
+@click.option("--lanes", type=int, default=None, metavar="N",
+              help="With --deterministic: the lanes the corpus is split into; the same lanes and seed give "
+                   "the same file [default: 8].")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Write timings, throughput and losses as JSON to this file.")
 @click.option("--plot-training", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -257,6 +264,8 @@ class TrainCommand:
     scheduler: str = None
     dask_workers: int = None
     round_words: int = None
+    deterministic: bool = False
+    lanes: int = None
     allow_binary: bool = False
     plot_training: str = None
 
@@ -292,8 +301,13 @@ class TrainCommand:
                                  f"(got {self.threads})")
         if self.update_vocab and not self.resume:
             raise click.UsageError("--update-vocab needs --resume")
-        if self.round_words is not None and not self.on_dask:
-            raise click.UsageError("--round-words needs --scheduler or --dask-workers")
+        if self.round_words is not None and not (self.on_dask or self.deterministic):
+            raise click.UsageError("--round-words needs --scheduler, --dask-workers or --deterministic")
+        if self.lanes is not None and not self.deterministic:
+            raise click.UsageError("--lanes needs --deterministic")
+        if self.deterministic and self.on_dask:   # Dask keeps its own merge: see docs/reproducibility.md
+            raise click.UsageError("--deterministic trains on one machine; a Dask run has its own fixed merges "
+                                   "(see docs/reproducibility.md)")
         if self.device == "cuda":   # one-line error before reading the corpus
             from w2v.cuda import require_cuda
             require_cuda()
@@ -327,7 +341,15 @@ class TrainCommand:
                         min_alpha=self.min_alpha, threads=self.threads or available_cores(), seed=self.seed,
                         ns_exponent=self.ns_exponent, exact=self.exact,
                         max_sentence_length=self.max_sentence_length, tokenizer=self.tokenizer or "whitespace",
-                        lowercase=self.lowercase, memory_budget=self.memory_budget << 20, device=self.device)
+                        lowercase=self.lowercase, memory_budget=self.memory_budget << 20, device=self.device,
+                        **self.deterministic_settings())
+
+    def deterministic_settings(self):
+        """The settings of ``--deterministic``, ``--lanes`` and ``--round-words`` (none without it)."""
+        if not self.deterministic:
+            return {}
+        out = {"deterministic": True, "round_words": self.round_words}
+        return out if self.lanes is None else dict(out, lanes=self.lanes)
 
     def run(self, m, corpus):
         """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""

@@ -20,6 +20,10 @@ through these methods only:
 * ``set_rng_states(states)``: the workers' random states of the run.
 * ``finish_epochs(epochs_done, result=None)``: epochs of the run are done;
   with ``result`` it becomes ``last_train`` and the cached vectors are dropped.
+* ``record_position(epochs_done, position, **state)``: where a run stopped
+  mid-epoch, for a checkpoint (:mod:`w2v.checkpoints`).
+* ``snapshot()``: a copy of the model's weights and state that a checkpoint
+  writes while the model trains on.
 * ``record_run(result)``: the run's result as ``last_train``, its seconds as
   ``timings["train_seconds"]``; the cached vectors are dropped.
 * ``invalidate_vectors()``: drop the cached :class:`~w2v.vectors.KeyedVectors`
@@ -33,9 +37,12 @@ Read-only properties give the rest of the state: ``encoded_corpus``,
 names :mod:`w2v.gensim_api`'s, and the constructor's parameters
 :mod:`w2v.gensim_params`'s.
 """
+import copy as _copy
 import dataclasses
 import threading
 import warnings
+
+import numpy as np
 
 from .aliases import renamed
 from .callbacks import CallbackRun
@@ -45,10 +52,16 @@ from .gensim_params import constructor_arguments, constructor_signature
 from .inputs import check_text_files
 from .progress import Progress
 from .reading import CorpusReading
+from .run import MID_EPOCH_KEYS
 from .sampling import build_tables
 from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
 from .train import run_epochs
 from .weights import fresh_weights, grow_weights
+
+
+def copy_state(state):
+    """A deep copy of a run state (plain dicts, lists and numbers)."""
+    return None if state is None else _copy.deepcopy(state)
 
 
 class Word2Vec(CorpusReading, GensimMethods):
@@ -64,7 +77,8 @@ batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
         gensim has picks gensim's defaults (CBOW, 3 workers); see
         :mod:`w2v.gensim_params` and docs/gensim.md for the rule, and the
         values w2v refuses.
-    model, dim, threads, exact, max_sentence_length, tokenizer, lowercase, memory_budget, device
+    model, dim, threads, exact, max_sentence_length, tokenizer, lowercase, memory_budget, device, deterministic, \
+lanes, round_words
         w2v's own names, keyword only: the fields of
         :class:`w2v.settings.Settings` (``window``, ``negative``... are both).
 
@@ -277,11 +291,41 @@ batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
         far) it becomes ``last_train``, its progress ticks are kept in ``run_state`` (a checkpoint
         saves them) and the cached vectors are dropped."""
         self.run_state["epochs_done"] = epochs_done
+        for key in MID_EPOCH_KEYS:   # at an epoch's end
+            self.run_state.pop(key, None)
         if result is not None and result.progress:
             self.run_state["progress"] = result.progress
         if result is not None:
             self._wv = None
             self.last_train = result
+
+    def record_position(self, epochs_done, position, **state):
+        """Record that the run stopped ``position`` ids into epoch ``epochs_done`` (0-based), for a checkpoint.
+
+        ``state`` holds the other keys of :data:`w2v.run.MID_EPOCH_KEYS` (``mode``, ``epoch_stats``,
+        ``round``...); ``position`` 0 is an epoch's end.
+        """
+        for key in MID_EPOCH_KEYS:
+            self.run_state.pop(key, None)
+        self.run_state["epochs_done"] = epochs_done
+        if position:
+            self.run_state.update(state, position=int(position))
+
+    def snapshot(self):
+        """A new model holding copies of this one's weights, random states and run state (not its corpus).
+
+        What a checkpoint saves while this model trains on (:mod:`w2v.checkpoints`): copying the
+        weights takes a fraction of the time writing them does.
+        """
+        copy = type(self)(**self.settings.to_dict())
+        copy.vocab, copy.tables, copy.huffman = self.vocab, self.tables, self.huffman
+        copy.syn0, copy.syn1neg, copy.syn1 = (np.array(a, copy=True) for a in (self.syn0, self.syn1neg, self.syn1))
+        copy._rng_states = None if self._rng_states is None else np.array(self._rng_states, copy=True)
+        copy.run_state = copy_state(self.run_state)
+        copy._corpus_files = self._corpus_files
+        copy._built_from = self._built_from
+        copy.timings = dict(self.timings)
+        return copy
 
     def record_run(self, result):
         """Store a finished run's result: ``last_train``, ``timings["train_seconds"]``; drop the cached vectors.
@@ -436,6 +480,8 @@ report_delay, compute_loss, callbacks
         run = run_epochs
         if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
             from .cuda.train import run_epochs_cuda as run
+        elif s.deterministic:   # lanes and rounds: the same vectors at any thread count
+            from .lanes import run_deterministic as run
         try:
             return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
         except KeyboardInterrupt:

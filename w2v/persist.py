@@ -212,7 +212,30 @@ def _training_state(header, mpath):
     ticks = t.get("progress")
     if ticks is not None:
         state["progress"] = _progress_ticks(ticks, mpath)
+    fp = t.get("corpus_fingerprint")
+    if fp is not None:
+        if not (isinstance(fp, dict) and isinstance(fp.get("hash"), str) and len(fp["hash"]) == 32):
+            raise FormatError(f"{mpath}: training.corpus_fingerprint must hold a 32-digit hash")
+        state["corpus_fingerprint"] = {"ids": _int(fp, "ids", mpath), "words": _int(fp, "words", mpath),
+                                       "hash": fp["hash"]}
+    if t.get("position"):
+        state.update(_mid_epoch_state(t, mpath))
     return state
+
+
+def _mid_epoch_state(t, mpath):
+    # a checkpoint saved within an epoch: where (w2v.run.MID_EPOCH_KEYS), checked before a run trusts it
+    out = {"position": _int(t, "position", mpath), "mode": t.get("mode")}
+    if out["mode"] not in ("jobs", "lanes"):
+        raise FormatError(f"{mpath}: training.mode must be 'jobs' or 'lanes', got {out['mode']!r}")
+    stats = t.get("epoch_stats")
+    if not (isinstance(stats, list) and len(stats) == 4
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in stats)):
+        raise FormatError(f"{mpath}: training.epoch_stats must be 4 finite numbers")
+    out["epoch_stats"] = [float(x) for x in stats]
+    if out["mode"] == "lanes":
+        out.update({k: _int(t, k, mpath) for k in ("round", "lanes", "round_words")})
+    return out
 
 
 def _progress_ticks(ticks, mpath):
