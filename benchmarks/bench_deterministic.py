@@ -5,7 +5,7 @@
       [--threads 2] [--epochs 1] [--same-file 1 2 4] [--out FILE.json]
 
 Each config trains skip-gram (dim 100, window 5, negative 5, sample 1e-3, min_count 5) on CORPUS in
-this process, one after the other: ``hog`` is the default Hogwild training, ``det:L[:W]``
+this process, one after the other: ``hog`` is the default Hogwild training, ``det:L[:W[:sum]]``
 ``deterministic=True`` with L lanes of W ids per round.  Words/s = corpus words x epochs / training
 seconds.  Quality: gensim's ``evaluate_word_analogies`` (restrict_vocab 30000) and WS-353 Spearman
 (:func:`common.evaluate_vectors`).  ``--same-file T...`` trains ``det:8`` at each thread count
@@ -22,14 +22,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import EVAL_DIR, evaluate_vectors  # noqa: E402
 
+from w2v import lanes  # noqa: E402
 from w2v.model import Word2Vec  # noqa: E402
+
+SATURATION = lanes.SATURATION
 
 
 def parse_config(text):
-    """``hog`` or ``det:L[:W]`` as Word2Vec keyword arguments."""
+    """``hog`` or ``det:L[:W[:sum]]`` as Word2Vec keyword arguments (``sum``: the merge sums the lanes'
+    changes of every row, :data:`w2v.lanes.SATURATION` set to 0, for the table of merge rules)."""
+    lanes.SATURATION = SATURATION
     if text == "hog":
         return {}
     parts = text.split(":")
+    if parts[3:] == ["sum"]:
+        lanes.SATURATION = (0.0, 0.0, 0.0)
     out = {"deterministic": True, "lanes": int(parts[1])}
     if len(parts) > 2:
         out["round_words"] = int(parts[2])

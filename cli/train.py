@@ -12,6 +12,7 @@ import click
 
 import w2v
 from w2v.atomic import creation_error
+from w2v.checkpoints import parse_interval
 from w2v.corpus import TOKENIZERS, resolve_inputs
 from w2v.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import CorpusError, OutputError, ParameterError
@@ -162,6 +163,11 @@ def check_outputs_not_corpus(corpus, **paths):
 @click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
               help="Save the full model to this directory after every epoch (atomically); "
                    "resume an interrupted run with --resume DIR.")
+@click.option("--checkpoint-every", default=None, metavar="TIME",
+              help="With --checkpoint: save within epochs too, every TIME (seconds, or 90s, 10m, 1.5h), at the "
+                   "next job or round boundary.")
+@click.option("--checkpoint-words", type=int, default=None, metavar="N",
+              help="With --checkpoint: save within epochs too, every N corpus ids trained.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
               help="Train on the CPU or on an NVIDIA GPU (numba.cuda; install w2v[cuda]). See `w2v devices`.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -171,7 +177,7 @@ def check_outputs_not_corpus(corpus, **paths):
               help="Train on a local Dask cluster of N worker processes (--threads each, default 1).")
 @click.option("--round-words", type=int, default=None, metavar="N",
               help="With Dask: tokens each worker trains between two synchronizations [default: 1000000]. "
-                   "With --deterministic: ids each lane trains per round [default: 8192].")
+                   "With --deterministic: ids each lane trains per round [default: 2048].")
 @click.option("--deterministic", is_flag=True,
               help="The same vectors for the same seed at any --threads (lanes trained on private copies, "
                    "merged in a fixed way after each round); slower than the default Hogwild training.")
@@ -268,6 +274,8 @@ class TrainCommand:
     lanes: int = None
     allow_binary: bool = False
     plot_training: str = None
+    checkpoint_every: str = None
+    checkpoint_words: int = None
 
     @property
     def demo(self):
@@ -303,6 +311,15 @@ class TrainCommand:
             raise click.UsageError("--update-vocab needs --resume")
         if self.round_words is not None and not (self.on_dask or self.deterministic):
             raise click.UsageError("--round-words needs --scheduler, --dask-workers or --deterministic")
+        within = self.checkpoint_every is not None or self.checkpoint_words is not None
+        if within and not self.checkpoint:
+            raise click.UsageError("--checkpoint-every and --checkpoint-words need --checkpoint DIR")
+        if within and self.on_dask:
+            raise click.UsageError("--checkpoint-every and --checkpoint-words train on one machine, not on Dask")
+        if self.checkpoint_every is not None:
+            parse_interval(self.checkpoint_every)
+        if self.checkpoint_words is not None and self.checkpoint_words < 1:
+            raise ParameterError(f"--checkpoint-words must be >= 1 (got {self.checkpoint_words})")
         if self.lanes is not None and not self.deterministic:
             raise click.UsageError("--lanes needs --deterministic")
         if self.deterministic and self.on_dask:   # Dask keeps its own merge: see docs/reproducibility.md
@@ -354,19 +371,23 @@ class TrainCommand:
     def run(self, m, corpus):
         """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""
         hook = full.checkpoint_hook(m, self.checkpoint, self.quiet) if self.checkpoint else None
+        within = {}
+        if self.checkpoint_every is not None or self.checkpoint_words is not None:   # and at epoch ends
+            hook, within = None, {"checkpoint": self.checkpoint, "checkpoint_every": self.checkpoint_every,
+                                  "checkpoint_words": self.checkpoint_words}
         if self.on_dask:
             from .dask_train import train_on_dask
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.round_words, self.threads,
                           self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
-            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary)
+            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary, **within)
         else:
             m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary)
             if not (self.quiet or self.resume or self.tokenizer):   # the default tokenizer, not chosen
                 hint = tokenizer_hint(m.vocab.words)
                 if hint:
                     say(hint)
-            m.train(quiet=self.quiet, on_epoch_end=hook)
+            m.train(quiet=self.quiet, on_epoch_end=hook, **within)
 
     def save(self, m, shown):
         """Write the full model (--save-model), then the vectors; return the seconds it took.

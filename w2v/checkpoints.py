@@ -21,7 +21,7 @@ import time
 
 from .errors import ParameterError
 
-__all__ = ["Checkpointer", "parse_interval"]
+__all__ = ["Checkpointer", "parse_interval", "open_checkpoints"]
 
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
@@ -45,6 +45,27 @@ def parse_interval(text):
     if not seconds > 0:
         raise ParameterError(f"checkpoint interval must be > 0 (got {text!r})")
     return seconds
+
+
+def open_checkpoints(model, path, every=None, words=None, progress=None):
+    """The :class:`Checkpointer` of ``Word2Vec.train(checkpoint=path, checkpoint_every=every,
+    checkpoint_words=words)``, or None without ``path``.
+
+    Raises
+    ------
+    ParameterError
+        An interval without ``path``, a bad interval, or mid-epoch checkpoints with ``device="cuda"``.
+    """
+    if path is None:
+        if every is not None or words is not None:
+            raise ParameterError("checkpoint_every and checkpoint_words need checkpoint (a directory)")
+        return None
+    seconds = None if every is None else parse_interval(every)
+    if words is not None and (isinstance(words, bool) or not isinstance(words, int) or words < 1):
+        raise ParameterError(f"checkpoint_words must be an integer >= 1 (got {words!r})")
+    if (seconds or words) and model.settings.device == "cuda":
+        raise ParameterError("mid-epoch checkpoints need the CPU (device='cuda' checkpoints at epoch ends)")
+    return Checkpointer(model, path, every_seconds=seconds, every_ids=words, progress=progress)
 
 
 class Checkpointer:
@@ -114,11 +135,14 @@ class Checkpointer:
         self._save(epochs_done + 1, fraction)
         self._mark = (time.perf_counter(), done)
 
-    def epoch_end(self, epoch, done=None):
-        """The checkpoint after epoch ``epoch`` (0-based), whose end the model has recorded."""
+    def epoch_end(self, epoch):
+        """The checkpoint after epoch ``epoch`` (0-based), whose end the model has recorded.
+
+        The runners count ``done`` from 0 in each epoch (one call per epoch when checkpoints are on).
+        """
         epochs = max(1, self.model.settings.epochs)
         self._save(epoch + 1, (epoch + 1) / epochs, at_end=True)
-        self._mark = (time.perf_counter(), self._mark[1] if done is None else done)
+        self._mark = (time.perf_counter(), 0)
 
     def _save(self, epoch, fraction, at_end=False):
         t = time.perf_counter()
@@ -164,6 +188,20 @@ class Checkpointer:
             raise error
 
     close = wait
+
+    def join(self):
+        """Wait for the write in progress, if any, without raising its error (a run that failed or was stopped)."""
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
+
+    def epoch_hook(self, inner=None):
+        """An ``on_epoch_end(epoch)`` hook that saves the epoch's checkpoint, then calls ``inner``."""
+        def hook(epoch):
+            self.epoch_end(epoch)
+            if inner is not None:
+                inner(epoch)
+        return hook
 
     def _report(self):
         # the writes finished since the last call, reported from the training thread

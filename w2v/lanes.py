@@ -5,7 +5,7 @@ the same seed gives bit-identical vectors with 1, 2 or 16 threads, or on a
 Dask cluster (:mod:`w2v.distributed`), whatever the timing:
 
 * **Lanes.** The encoded corpus is split into ``lanes`` contiguous pieces
-  (64 by default), a number that does not depend on the thread count.
+  (8 by default), a number that does not depend on the thread count.
 * **Rounds.** In each round every lane trains its next ``round_words`` ids
   (:data:`DEFAULT_ROUND_WORDS` by default) with the unchanged training kernel
   (:func:`w2v.kernels.cpu.train_tokens`), on a private copy of the weights
@@ -40,14 +40,13 @@ from .kernelcalls import check_kernel_inputs, kernel_args, load_kernel
 from .kernels.cpu import train_tokens
 from .kernels.lanes import accumulate, apply_round, copy_rows, lane_pushes, take_lane
 from .progress import COMPILING, KernelWatch
-from .settings import Settings
+from .settings import DEFAULT_ROUND_WORDS, Settings
 from .run import RunResult, begin_run, run_position, run_totals, seed_states, show_remaining, train_spans
 
 __all__ = ["DEFAULT_LANES", "DEFAULT_ROUND_WORDS", "SATURATION", "LanePlan", "LaneCopy", "RoundSums",
            "lane_state", "run_key", "train_lanes", "run_deterministic"]
 
 DEFAULT_LANES = Settings.lanes
-DEFAULT_ROUND_WORDS = 8192
 #: per matrix (syn0, syn1neg, syn1), g / alpha of the merge: how much of the way to where its examples
 #: hold it one gradient step takes a row.  Fitted to sequential training of the rounds' lanes one
 #: after the other (17M-token wiki slice, skip-gram, 64 lanes of 2,048 ids, at 3%, 18% and 53% of an
@@ -281,6 +280,14 @@ class _LaneRun:
             copy.sync(self.weights, unions)
         return sum(job[2] - job[1] for job in jobs)
 
+    def checkpoint(self, checkpoints, done, e, r):
+        """Save a checkpoint before round ``r`` of epoch ``e`` (of this call)."""
+        position = self.plan.position(r)
+        fraction = ((self.epoch0 + e) * self.plan.length + position) / self.total
+        checkpoints.save_mid(done, self.epoch0 + e, position, fraction, mode="lanes",
+                             epoch_stats=[float(x) for x in self.stats[e].sum(axis=0)], round=r,
+                             lanes=self.plan.lanes, round_words=self.plan.round_words)
+
     def train_lane(self, copy, job, e):
         """Train one lane on ``copy``; add its changes to the round's sums."""
         k, a, b, state, pos0, total = job
@@ -291,7 +298,7 @@ class _LaneRun:
 
 
 def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_event=None, position_offset=0,
-                total_positions=None, start=0):
+                total_positions=None, start=0, checkpoints=None, start_stats=None):
     """Train ``settings.epochs`` epochs in deterministic mode, updating ``weights`` in place.
 
     Parameters
@@ -308,6 +315,10 @@ def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_eve
         As :func:`w2v.train.train_epochs`; ``position_offset`` is a multiple of the stream's length.
     start : int
         Ids of the first epoch trained already: where a round starts (:meth:`LanePlan.round_at`).
+    checkpoints : w2v.checkpoints.Checkpointer, optional
+        Asked after every round whether a checkpoint is due.
+    start_stats : sequence of float, optional
+        ``[loss, examples, kept, seen]`` of the ids trained before ``start``, counted in the first epoch.
 
     Returns
     -------
@@ -326,6 +337,8 @@ def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_eve
         lane_pushes(np.zeros(0, np.int32), tables.keep_threshold, tables.noise_table, tables.hs_points,
                     tables.hs_lengths, s.sg, s.sg and s.exact, s.window, s.negative, s.hs, s.max_sentence_length,
                     np.uint64(0), run.copies[0].pushes, run.copies[0].rows, run.copies[0].nrows)
+    if start_stats is not None:
+        run.stats[0, 0] += np.asarray(start_stats, np.float64)
     t0 = time.perf_counter()
     done = 0
     pool = ThreadPoolExecutor(s.threads, thread_name_prefix="w2v-lane") if s.threads > 1 else None
@@ -335,6 +348,8 @@ def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_eve
                 if stop_event is not None and stop_event.is_set():
                     raise KeyboardInterrupt
                 done += run.run_round(e, r, pool)
+                if checkpoints is not None and r + 1 < plan.rounds and checkpoints.due(done):
+                    run.checkpoint(checkpoints, done, e, r + 1)
                 if progress is not None:
                     st = run.stats[e].sum(axis=0)
                     progress.maybe_report(done, st[0], st[1], e)
@@ -350,7 +365,7 @@ def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_eve
                      details={"deterministic": True, "lanes": plan.lanes, "round_words": plan.round_words})
 
 
-def run_deterministic(model, progress=None, stop_event=None, on_epoch_end=None):
+def run_deterministic(model, progress=None, stop_event=None, on_epoch_end=None, checkpoints=None):
     """Run (or continue) a training run over the model's encoded corpus in deterministic mode.
 
     As :func:`w2v.train.run_epochs` (same schedule, epochs and resume
@@ -370,8 +385,11 @@ def run_deterministic(model, progress=None, stop_event=None, on_epoch_end=None):
     model.set_rng_states(key)
     show_remaining(progress, first, s.epochs, enc.length, run_position(model))
 
+    start_stats = (model.run_state or {}).get("epoch_stats")
+
     def train_span(sub, shown, offset, total, start=0):
         return train_lanes(enc, (model.syn0, model.syn1neg, model.syn1), model.tables, sub, key, progress=shown,
-                           stop_event=stop_event, position_offset=offset, total_positions=total, start=start)
+                           stop_event=stop_event, position_offset=offset, total_positions=total, start=start,
+                           checkpoints=checkpoints, start_stats=start_stats if start else None)
 
     return train_spans(model, first, train_span, progress, on_epoch_end)

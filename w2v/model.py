@@ -46,6 +46,7 @@ import numpy as np
 
 from .aliases import renamed
 from .callbacks import CallbackRun
+from .checkpoints import open_checkpoints
 from .errors import CorpusError, ParameterError, VocabularyError
 from .gensim_api import GensimMethods
 from .gensim_params import constructor_arguments, constructor_signature
@@ -363,7 +364,7 @@ lanes, round_words
     def train(self, corpus_iterable=None, corpus_file=None, total_examples=None, total_words=None, epochs=None,
               start_alpha=None, end_alpha=None, word_count=0, queue_factor=2, report_delay=1.0, compute_loss=False,
               callbacks=(), quiet=True, progress_stream=None, on_epoch_end=None, client=None, allow_binary=False,
-              **dist_options):
+              checkpoint=None, checkpoint_every=None, checkpoint_words=None, **dist_options):
         """Train for ``settings.epochs`` epochs.
 
         The learning rate decays from ``alpha`` to ``min_alpha`` over the
@@ -388,16 +389,16 @@ report_delay, compute_loss, callbacks
             ``end_alpha`` change the settings; totals that disagree with the
             corpus read warn (the schedule follows the corpus); ``callbacks``
             are called as gensim calls them.
-        quiet : bool
-            No progress on stderr.
+        quiet, allow_binary : bool
+            No progress on stderr; read files that do not look like text.
         on_epoch_end : callable, optional
             ``on_epoch_end(epoch)`` after every epoch (0-based; ``run_state
             ["epochs_done"]`` is ``epoch + 1``), e.g. ``lambda e: m.save("ckpt")``.
         client : distributed.Client, optional
             Train on this Dask cluster (files readable by the workers), see
             :func:`w2v.distributed.train_distributed` (``dist_options``).
-        allow_binary : bool
-            Read files that do not look like text.
+        checkpoint, checkpoint_every, checkpoint_words
+            Save to this directory after each epoch and every ``"10m"`` or N ids (:mod:`w2v.checkpoints`).
 
         Returns
         -------
@@ -413,7 +414,8 @@ report_delay, compute_loss, callbacks
         CorpusError
             As :meth:`build_vocab`; or no sentence holds two words of the vocabulary, or no epoch trained.
         ParameterError
-            An invalid setting, an iterator with several epochs, ``dim``, ``model`` or ``hs`` changed.
+            An invalid setting, an iterator with several epochs, ``dim``, ``model`` or ``hs`` changed; a
+            checkpoint saved within an epoch resumed in another mode, lanes or round size.
         DeviceError
             ``device="cuda"`` and no usable GPU (before the corpus is read).
         """
@@ -424,25 +426,34 @@ report_delay, compute_loss, callbacks
         run = CallbackRun(self, callbacks, on_epoch_end)
         source = self._corpus_source(corpus_iterable, corpus_file, passes=self.settings.epochs)
         if client is not None:
-            return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary, dist_options)
-        if dist_options:
-            raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
-        if self.settings.device == "cuda":   # fail before reading the corpus
-            from .cuda import require_cuda
-            require_cuda()
+            return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary,
+                                          dict(dist_options, checkpoint=checkpoint))
+        self._check_local_run(dist_options)
         if source is not None:
             self._read_for_training(source, quiet, progress_stream, allow_binary)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
         self._check_totals(total_examples, total_words)
         run.begin()
-        self.record_run(self._run_epochs(quiet, progress_stream, run.epoch_hook, report_delay if gensim_call else None))
+        self.record_run(self._run_epochs(quiet, progress_stream, run.epoch_hook, report_delay if gensim_call else None,
+                                         (checkpoint, checkpoint_every, checkpoint_words)))
         self._check_trained()
         run.end()
         return self._train_result() if gensim_call else self
 
+    def _check_local_run(self, dist_options):
+        # before the corpus is read: no Dask options without a client, a GPU for device="cuda"
+        if dist_options:
+            raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
+        if self.settings.device == "cuda":
+            from .cuda import require_cuda
+            require_cuda()
+
     def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
         from .distributed import train_distributed
+        if options.pop("checkpoint") is not None or self.settings.deterministic:   # see docs/reproducibility.md
+            raise ParameterError("a Dask run has its own fixed merges and checkpoints with on_epoch_end; "
+                                 "deterministic=True and checkpoint= train on one machine")
         if source is not None and not source.reads_files:
             raise ParameterError("a Dask cluster trains on files its workers read: give paths, not sentences")
         corpus = None if source is None else source.paths
@@ -467,7 +478,7 @@ report_delay, compute_loss, callbacks
                               f"({cause})")
         return self
 
-    def _run_epochs(self, quiet, progress_stream, on_epoch_end, interval=None):
+    def _run_epochs(self, quiet, progress_stream, on_epoch_end, interval=None, checkpoints=(None,)):
         s = self.settings
         if not self._encoded.has_context():
             n = len(self.vocab)
@@ -482,11 +493,20 @@ report_delay, compute_loss, callbacks
             from .cuda.train import run_epochs_cuda as run
         elif s.deterministic:   # lanes and rounds: the same vectors at any thread count
             from .lanes import run_deterministic as run
+        cp = open_checkpoints(self, *checkpoints, progress=progress)
         try:
-            return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
+            if cp is None:
+                return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
+            result = run(self, progress=progress, stop_event=stop, on_epoch_end=cp.epoch_hook(on_epoch_end),
+                         **({"checkpoints": cp} if cp.mid_epoch else {}))
+            cp.close()
+            return dataclasses.replace(result, details=dict(result.details, checkpoint=cp.last))
         except KeyboardInterrupt:
             stop.set()
             raise
+        finally:
+            if cp is not None:   # a stopped run leaves its last checkpoint complete
+                cp.join()
 
     # ------------------------------------------------------------------ results
     @property

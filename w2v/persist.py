@@ -36,12 +36,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import warnings
 
 import numpy as np
 
 from . import __version__
 from .arrays import check_finite
-from .errors import FormatError, ParameterError, VocabularyError
+from .errors import FormatError, ParameterError, ResumeWarning, VocabularyError
 from .formats import encode_json, locate_model, read_array, read_json, write_array
 from .sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from .settings import Settings
@@ -284,12 +285,23 @@ def load_model(cls, path):
     if os.path.lexists(rpath):   # optional; but a link or pipe in its place is refused, not skipped
         rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True, order="C")
     state = _training_state(header, mpath)
+    _check_version(header, state, mpath)
     try:
         vocab = Vocab(words, counts)
     except VocabularyError as exc:
         raise FormatError(f"{os.path.join(path, 'vocab.tsv')}: {exc}") from None
     model = cls(**settings.to_dict())
     return model.restore(vocab, syn0, syn1neg, syn1, huffman=tree, rng_states=rng, run_state=state)
+
+
+def _check_version(header, state, mpath):
+    # an unfinished run (a checkpoint) of another w2v version continues, but may not match the
+    # uninterrupted run bit for bit: the kernels or the merge may have changed
+    written = header.get("w2v_version")
+    unfinished = state and (state.get("epochs_done", 0) < state.get("epochs", 0) or state.get("position"))
+    if unfinished and written != __version__:
+        warnings.warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "
+                      "but its vectors may differ from an uninterrupted run's", ResumeWarning, stacklevel=4)
 
 
 def _model_dir(path):

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .errors import ParameterError, ResumeWarning
+from .settings import DEFAULT_ROUND_WORDS
 
 __all__ = ["RunResult", "TICK_COLUMNS", "ROUND_COLUMNS", "MID_EPOCH_KEYS", "run_totals", "merge_results",
            "seed_states", "continued_states", "begin_run", "run_position", "show_remaining", "train_spans"]
@@ -307,7 +308,7 @@ def _check_mid_epoch(state, settings, mode):
         raise ParameterError(f"{where} {'deterministic mode' if saved == 'lanes' else 'Hogwild mode'}; resume it "
                              f"{'with' if saved == 'lanes' else 'without'} deterministic=True (--deterministic)")
     if mode == "lanes":
-        from_settings = (settings.lanes, settings.round_words)
+        from_settings = (settings.lanes, settings.round_words or DEFAULT_ROUND_WORDS)
         if (state.get("lanes"), state.get("round_words")) != from_settings:
             raise ParameterError(f"{where} {state.get('lanes')} lanes of {state.get('round_words')} words per round; "
                                  f"resume it with the same --lanes and --round-words (not {from_settings[0]} and "
