@@ -5,7 +5,7 @@
       [--threads 2] [--epochs 1] [--same-file 1 2 4] [--out FILE.json]
 
 Each config trains skip-gram (dim 100, window 5, negative 5, sample 1e-3, min_count 5) on CORPUS in
-this process, one after the other: ``hog`` is the default Hogwild training, ``det:L[:W[:sum]]``
+this process, one after the other: ``hog`` is the default Hogwild training, ``det:L[:W[:sum|mean]]``
 ``deterministic=True`` with L lanes of W ids per round.  Words/s = corpus words x epochs / training
 seconds.  Quality: gensim's ``evaluate_word_analogies`` (restrict_vocab 30000) and WS-353 Spearman
 (:func:`common.evaluate_vectors`).  ``--same-file T...`` trains ``det:8`` at each thread count
@@ -29,14 +29,16 @@ SATURATION = lanes.SATURATION
 
 
 def parse_config(text):
-    """``hog`` or ``det:L[:W[:sum]]`` as Word2Vec keyword arguments (``sum``: the merge sums the lanes'
-    changes of every row, :data:`w2v.lanes.SATURATION` set to 0, for the table of merge rules)."""
-    lanes.SATURATION = SATURATION
+    """``hog`` or ``det:L[:W[:sum|mean]]`` as Word2Vec keyword arguments (``sum``: the merge sums the lanes'
+    changes of every row, :data:`w2v.lanes.SATURATION` set to 0; ``mean``: :data:`w2v.lanes.MERGE`)."""
+    lanes.SATURATION, lanes.MERGE = SATURATION, "saturation"
     if text == "hog":
         return {}
     parts = text.split(":")
     if parts[3:] == ["sum"]:
         lanes.SATURATION = (0.0, 0.0, 0.0)
+    elif parts[3:] == ["mean"]:
+        lanes.MERGE = "mean"
     out = {"deterministic": True, "lanes": int(parts[1])}
     if len(parts) > 2:
         out["round_words"] = int(parts[2])
@@ -58,7 +60,7 @@ def train_one(corpus, config, seed, threads, epochs, path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus")
-    ap.add_argument("--configs", nargs="+", default=["hog", "det:8"])
+    ap.add_argument("--configs", nargs="*", default=["hog", "det:8"])
     ap.add_argument("--seeds", nargs="+", type=int, default=[1])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--epochs", type=int, default=1)

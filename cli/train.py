@@ -420,9 +420,20 @@ def build_report(m, corpus, output, words_per_sec, save_seconds, total_seconds):
         "kernel_load_seconds": kernel_seconds(m),
         "save_seconds": save_seconds, "total_seconds": total_seconds, "words_per_sec": words_per_sec,
         "settings": m.settings.to_dict(),
+        "reproducibility": reproducibility(m),
     }
     report.update(result.progress_report())   # progress ticks; a Dask run's rounds
     return report
+
+
+def reproducibility(m):
+    """``--report-json``'s ``reproducibility``: the mode, lanes, seed, corpus fingerprint, w2v version and
+    the last checkpoint written (``None`` without ``--checkpoint-every``/``--checkpoint-words``)."""
+    s, details = m.settings, m.last_train.details or {}
+    return {"deterministic": bool(s.deterministic), "lanes": details.get("lanes"),
+            "round_words": details.get("round_words"), "seed": s.seed, "threads": s.threads,
+            "corpus_fingerprint": (m.run_state or {}).get("corpus_fingerprint"), "w2v_version": w2v.__version__,
+            "last_checkpoint": details.get("checkpoint")}
 
 
 def write_report(path, report):

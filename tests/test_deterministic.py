@@ -89,3 +89,27 @@ def test_run_key():
     assert a.shape == (1, 1) and np.array_equal(a, run_key(None, 5, True))
     assert np.array_equal(run_key(a, 5, False), a)       # resumed: the same key
     assert not np.array_equal(run_key(a, 5, True), a)    # a new run on a trained model: a new key
+
+
+def test_report_info_and_progress_say_how_to_reproduce(small_corpus, tmp_path):
+    import json
+
+    import w2v
+
+    ck, rep = tmp_path / "ck", tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--dim", "16",
+                                    "--epochs", "2", "--min-count", "3", "--seed", "6", "--deterministic",
+                                    "--lanes", "4", "--checkpoint", str(ck), "--checkpoint-words", "50000",
+                                    "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert "deterministic 4 lanes seed 6" in res.output and "checkpoint " in res.output
+    r = json.loads(rep.read_text(encoding="utf-8"))["reproducibility"]
+    assert r["deterministic"] and r["lanes"] == 4 and r["seed"] == 6 and r["w2v_version"] == w2v.__version__
+    assert r["last_checkpoint"]["path"] == str(ck) and r["last_checkpoint"]["at_epoch_end"]
+    assert len(r["corpus_fingerprint"]["hash"]) == 32
+    info = CliRunner().invoke(main, ["info", str(ck)])
+    assert info.exit_code == 0, info.output
+    assert f"w2v version: {w2v.__version__}" in info.output
+    assert "reproduce:   deterministic, 4 lanes" in info.output and "seed 6" in info.output
+    assert f"fingerprint {r['corpus_fingerprint']['hash']}" in info.output
+    assert "run:         2 of 2 epochs done" in info.output

@@ -210,6 +210,7 @@ class Checkpointer:
         if self.progress is None:
             return
         for w in done:
+            self.progress.checkpoint_at = w["fraction"]
             what = (f"epoch {w['epoch']}" if w["at_epoch_end"]
                     else f"epoch {w['epoch']} at {100 * w['fraction']:.1f}% of the run")
             self.progress.message(f"checkpoint: {what} saved to {w['path']} ({w['write_seconds']:.1f}s)")

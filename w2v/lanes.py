@@ -52,6 +52,9 @@ DEFAULT_LANES = Settings.lanes
 #: after the other (17M-token wiki slice, skip-gram, 64 lanes of 2,048 ids, at 3%, 18% and 53% of an
 #: epoch): syn0 0.035-0.06, syn1neg 0.14-0.24 (benchmarks/bench_deterministic.py --fit).
 SATURATION = (0.04, 0.16, 0.16)
+#: the merge rule: "saturation" (above), or "mean": lanes train at ``lanes`` times the learning rate and
+#: each row gets the mean of the lanes' changes (w2v.distributed's rule, for comparison)
+MERGE = "saturation"
 
 
 def round_words_of(settings):
@@ -144,7 +147,7 @@ class LaneCopy:
         self.pushes = np.zeros((3, v), np.int32)
         self.rows = np.empty((3, v), np.int32)
         self.nrows = np.zeros(3, np.int64)
-        self.args = kernel_args(settings, *self.work, tables)
+        self.args = kernel_args(settings, *self.work, tables, lr_scale=settings.lanes if MERGE == "mean" else 1.0)
         self.version = 0   # rounds whose merge this copy holds
 
     def train(self, tokens, state, pos0, total, stats):
@@ -185,7 +188,8 @@ class LaneCopy:
 class RoundSums:
     """The fixed-point sums of a round's changes, merged into the weights at the round's end."""
 
-    def __init__(self, weights):
+    def __init__(self, weights, lanes=1):
+        self.lanes = lanes
         self.acc = [np.zeros(w.shape, np.int64) for w in weights]
         self.pushes = [np.zeros(w.shape[0], np.int64) for w in weights]
         self.union = [np.empty(w.shape[0], np.int32) for w in weights]
@@ -209,7 +213,8 @@ class RoundSums:
         for m, w in enumerate(weights):
             nu = self.nu[m]
             if nu:
-                apply_round(w, self.acc[m], self.pushes[m], self.union[m], nu, SATURATION[m] * alpha)
+                gamma, scale = (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0)
+                apply_round(w, self.acc[m], self.pushes[m], self.union[m], nu, gamma, scale)
             unions.append((self.union[m][:nu].copy(), nu))
             self.nu[m] = 0
         return unions
@@ -226,7 +231,7 @@ class _LaneRun:
         self.plan = plan
         self.key = key
         self.epoch0, self.first_round, self.total = schedule
-        self.sums = RoundSums(self.weights)
+        self.sums = RoundSums(self.weights, plan.lanes)
         self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(max(1, settings.threads))]
         self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
         self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None

@@ -227,15 +227,16 @@ def saturation_factor(gamma, n):
 
 
 @njit(**OPTIONS)
-def apply_round(weights, acc, pushes, union, nu, gamma):
-    """Add the round's merged rows to ``weights``: the sum of the lanes' changes times :func:`saturation_factor`.
+def apply_round(weights, acc, pushes, union, nu, gamma, scale):
+    """Add the round's merged rows to ``weights``: the sum of the lanes' changes times :func:`saturation_factor`
+    and ``scale``.
 
     Clears ``acc`` and ``pushes`` on the rows of ``union[:nu]``.
     """
     dim = weights.shape[1]
     for k in range(nu):
         i = union[k]
-        f = saturation_factor(gamma, pushes[i]) * _UNFIXED
+        f = saturation_factor(gamma, pushes[i]) * scale * _UNFIXED
         for d in range(dim):
             weights[i, d] += np.float32(np.float64(acc[i, d]) * f)
             acc[i, d] = 0
