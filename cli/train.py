@@ -177,7 +177,7 @@ def check_outputs_not_corpus(corpus, **paths):
               help="Train on a local Dask cluster of N worker processes (--threads each, default 1).")
 @click.option("--round-words", type=int, default=None, metavar="N",
               help="With Dask: tokens each worker trains between two synchronizations [default: 1000000]. "
-                   "With --deterministic: ids each lane trains per round [default: 2048].")
+                   "With --deterministic: ids each lane trains per round [default: 1024].")
 @click.option("--deterministic", is_flag=True,
               help="The same vectors for the same seed at any --threads (lanes trained on private copies, "
                    "merged in a fixed way after each round); slower than the default Hogwild training.")

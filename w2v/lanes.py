@@ -50,7 +50,7 @@ DEFAULT_LANES = Settings.lanes
 #: per matrix (syn0, syn1neg, syn1), g / alpha of the merge: how much of the way to where its examples
 #: hold it one gradient step takes a row.  Fitted to sequential training of the rounds' lanes one
 #: after the other (17M-token wiki slice, skip-gram, 64 lanes of 2,048 ids, at 3%, 18% and 53% of an
-#: epoch): syn0 0.035-0.06, syn1neg 0.14-0.24 (benchmarks/bench_deterministic.py --fit).
+#: epoch): syn0 0.035-0.06, syn1neg 0.14-0.24.
 SATURATION = (0.04, 0.16, 0.16)
 #: the merge rule: "saturation" (above), or "mean": lanes train at ``lanes`` times the learning rate and
 #: each row gets the mean of the lanes' changes (w2v.distributed's rule, for comparison)

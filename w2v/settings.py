@@ -18,7 +18,7 @@ MAX_EPOCHS = 10_000
 MAX_SENTENCE_LENGTH = 1_000_000
 MAX_LANES = 1024             # the merge's fixed-point sums have room for this many lanes (w2v.kernels.lanes)
 MAX_ROUND_WORDS = 1 << 30
-DEFAULT_ROUND_WORDS = 2048   # deterministic mode's ids per lane and round (w2v.lanes)
+DEFAULT_ROUND_WORDS = 1024   # deterministic mode's ids per lane and round (w2v.lanes)
 
 #: settings that fix the shape or meaning of a trained model's arrays
 STRUCTURAL = ("model", "dim", "hs")
