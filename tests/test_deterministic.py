@@ -113,3 +113,15 @@ def test_report_info_and_progress_say_how_to_reproduce(small_corpus, tmp_path):
     assert "reproduce:   deterministic, 4 lanes" in info.output and "seed 6" in info.output
     assert f"fingerprint {r['corpus_fingerprint']['hash']}" in info.output
     assert "run:         2 of 2 epochs done" in info.output
+
+
+def test_same_vectors_when_the_corpus_is_on_disk(small_corpus):
+    """A corpus beyond the memory budget is read from its temporary file, by the calling thread."""
+    out = []
+    for threads in (1, 4):
+        m = Word2Vec(dim=16, epochs=1, min_count=3, seed=2, threads=threads, deterministic=True, lanes=8,
+                     memory_budget=0)
+        m.train(str(small_corpus))
+        assert m.encoded_corpus.on_disk
+        out.append(m.syn0.copy())
+    assert np.array_equal(out[0], out[1])

@@ -261,29 +261,31 @@ class _LaneRun:
     def run_round(self, e, r, pool):
         """Train round ``r`` of epoch ``e`` (of this call) and merge it; return the ids it trained."""
         jobs, done = self.lane_jobs(e, r)
+        # the ids are read here, in order: the threads never share the temporary file of an on-disk stream
+        jobs = [(job, self.tokens(job[1], job[2])) for job in jobs]
         if pool is None:
-            for job in jobs:
-                self.train_lane(self.copies[0], job, e)
+            for job, ids in jobs:
+                self.train_lane(self.copies[0], job, ids, e)
         else:
             free = queue.SimpleQueue()
             for c in self.copies:
                 free.put(c)
 
-            def one(job):
+            def one(job, ids):
                 copy = free.get()
                 try:
-                    self.train_lane(copy, job, e)
+                    self.train_lane(copy, job, ids, e)
                 finally:
                     free.put(copy)
 
-            for f in [pool.submit(one, job) for job in jobs]:
+            for f in [pool.submit(one, job, ids) for job, ids in jobs]:
                 f.result()
         s = self.settings
         alpha = max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, done / self.total))
         unions = self.sums.apply(self.weights, alpha)
         for copy in self.copies:
             copy.sync(self.weights, unions)
-        return sum(job[2] - job[1] for job in jobs)
+        return sum(ids.size for _, ids in jobs)
 
     def checkpoint(self, checkpoints, done, e, r):
         """Save a checkpoint before round ``r`` of epoch ``e`` (of this call)."""
@@ -293,11 +295,11 @@ class _LaneRun:
                              epoch_stats=[float(x) for x in self.stats[e].sum(axis=0)], round=r,
                              lanes=self.plan.lanes, round_words=self.plan.round_words)
 
-    def train_lane(self, copy, job, e):
-        """Train one lane on ``copy``; add its changes to the round's sums."""
+    def train_lane(self, copy, job, ids, e):
+        """Train one lane (its ``ids``) on ``copy``; add its changes to the round's sums."""
         k, a, b, state, pos0, total = job
         stats = np.zeros(8, np.float64)
-        copy.train(self.tokens(a, b), state, pos0, total, stats)
+        copy.train(ids, state, pos0, total, stats)
         self.sums.add(copy.take(self.weights))
         self.stats[e, k] += stats[:4]
 
