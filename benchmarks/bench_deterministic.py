@@ -10,10 +10,18 @@ this process, one after the other: ``hog`` is the default Hogwild training, ``de
 seconds.  Quality: gensim's ``evaluate_word_analogies`` (restrict_vocab 30000) and WS-353 Spearman
 (:func:`common.evaluate_vectors`).  ``--same-file T...`` trains ``det:8`` at each thread count
 and prints the SHA-256 of each binary vectors file (they must be equal).
+
+``--kill N`` instead runs ``w2v train CORPUS --epochs 3 --checkpoint DIR --checkpoint-words W`` at
+``--threads 1`` and with ``--deterministic --threads 2``, kills it (SIGKILL) at N random moments (a
+random delay after a random fraction of the run is saved), resumes each with ``--resume DIR`` and
+checks the file against the uninterrupted run's; each kill loses at most one interval of W ids.
 """
 import argparse
 import hashlib
 import json
+import random
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +65,52 @@ def train_one(corpus, config, seed, threads, epochs, path):
     return wps, hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def _cli(*args):
+    return [sys.executable, "-c", "from w2v_cli.main import main; main()", *args]
+
+
+def _saved(path):
+    # (epochs done + position / length) / epochs of the checkpoint at path, or -1
+    try:
+        t = json.loads((Path(path) / "model.json").read_text(encoding="utf-8"))["training"]
+        return (t["epochs_done"] + t.get("position", 0) / t["corpus_length"]) / t["epochs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1.0
+
+
+def kill_and_resume(corpus, moments, words, seed, tmp):
+    """Kill a 3-epoch run at ``moments`` random moments, resume each; return one row per kill."""
+    rng = random.Random(seed)
+    base = ["--epochs", "3", "--seed", str(seed), "-q"]
+    rows = []
+    for i, mode in enumerate((["--threads", "1"], ["--threads", "2", "--deterministic"])):
+        ref = Path(tmp) / f"ref{i}.bin"
+        subprocess.run(_cli("train", corpus, "-o", str(ref), *base, *mode), check=True)
+        for k in range(moments):
+            ck, out = Path(tmp) / f"ck{i}-{k}", Path(tmp) / f"out{i}-{k}.bin"
+            target, delay = rng.uniform(0.02, 0.9), rng.uniform(0.0, 0.3)
+            proc = subprocess.Popen(_cli("train", corpus, "-o", str(out), "--checkpoint", str(ck),
+                                         "--checkpoint-words", str(words), *base, *mode))
+            while _saved(ck) < target and proc.poll() is None:   # then a random moment after it
+                time.sleep(0.002)
+            time.sleep(delay)
+            at_kill = _saved(ck)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            saved = _saved(ck)
+            if saved >= 1.0:   # killed after training, while the vectors were written: nothing to resume
+                rows.append({"mode": " ".join(mode), "target": round(target, 4), "checkpoint_at": 1.0,
+                             "identical": None})
+                continue
+            if proc.returncode == -signal.SIGKILL:   # else it had finished
+                subprocess.run(_cli("train", "--resume", str(ck), "-o", str(out), "-q", *mode[:2]), check=True)
+            same = out.exists() and out.read_bytes() == ref.read_bytes()
+            rows.append({"mode": " ".join(mode), "target": round(target, 4), "checkpoint_at": round(saved, 4),
+                         "checkpoint_seen_before_kill": round(at_kill, 4), "identical": same})
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus")
@@ -66,9 +120,19 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--quality", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--same-file", nargs="*", type=int, default=[])
+    ap.add_argument("--kill", type=int, default=0, metavar="N")
+    ap.add_argument("--kill-words", type=int, default=20000)
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     rows = []
+    if a.kill:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = kill_and_resume(a.corpus, a.kill, a.kill_words, a.seeds[0], tmp)
+        resumed = [r for r in rows if r["identical"] is not None]
+        print(f"{sum(r['identical'] for r in resumed)} of {len(resumed)} resumed runs gave the uninterrupted file")
+        if a.out:
+            Path(a.out).write_text(json.dumps(rows, indent=1) + "\n")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "v.bin")
         for threads in a.same_file:
