@@ -181,3 +181,16 @@ def test_cli_checkpoint_options(small_corpus, tmp_path, args, text):
     args = [str(tmp_path / "ck") if a == "CK" else a for a in args]
     res = CliRunner().invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "-q", *args])
     assert res.exit_code != 0 and text in res.output and "Traceback" not in res.output, res.output
+
+
+def test_hogwild_threads_checkpoint_within_epochs_and_resume(small_corpus, tmp_path):
+    """At 2 Hogwild threads a checkpoint waits for the jobs handed out; the resumed run finishes the epoch."""
+    kw = dict(dim=16, epochs=2, min_count=3, seed=9, threads=2)
+    ref = Word2Vec(**kw).train(str(small_corpus))
+    ck = stopped_within_epoch(small_corpus, tmp_path / "ck", threads=2)
+    state = Word2Vec.load(str(ck)).run_state
+    assert state["mode"] == "jobs" and 0 < state["position"] < state["corpus_length"]
+    r = Word2Vec.load(str(ck)).train(str(small_corpus))
+    assert r.run_state["epochs_done"] == 2 and "position" not in r.run_state
+    assert r.last_train.words == ref.last_train.words   # each word of each epoch seen once, before or after
+    assert abs(r.last_train.epoch_loss[-1] - ref.last_train.epoch_loss[-1]) < 0.1
