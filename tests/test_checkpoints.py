@@ -194,3 +194,14 @@ def test_hogwild_threads_checkpoint_within_epochs_and_resume(small_corpus, tmp_p
     assert r.run_state["epochs_done"] == 2 and "position" not in r.run_state
     assert r.last_train.words == ref.last_train.words   # each word of each epoch seen once, before or after
     assert abs(r.last_train.epoch_loss[-1] - ref.last_train.epoch_loss[-1]) < 0.1
+
+
+def test_resumed_progress_counts_from_the_checkpoint(small_corpus, tmp_path):
+    import io
+
+    ck = stopped_within_epoch(small_corpus, tmp_path / "ck")
+    shown = io.StringIO()
+    Word2Vec.load(str(ck)).train(str(small_corpus), quiet=False, progress_stream=shown, report_delay=0.0)
+    lines = [x for x in shown.getvalue().splitlines() if "words/s" in x]
+    assert lines and "100.0%" in lines[-1], lines
+    assert all("-" not in x.split("words/s")[0].split("%")[1] for x in lines), lines   # no negative rate

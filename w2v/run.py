@@ -299,20 +299,20 @@ def _corpus_text(state, length, words, fingerprint):
 def _check_mid_epoch(state, settings, mode):
     # a run saved mid-epoch continues only where the same positions mean the same work
     saved = state.get("mode")
-    where = f"the checkpoint stopped in epoch {state['epochs_done'] + 1}, {state['position']:,} ids in"
+    where = f"the checkpoint stopped {state['position']:,} ids into epoch {state['epochs_done'] + 1}"
+    kind = "deterministic mode" if saved == "lanes" else "Hogwild mode"
     if mode is None:
-        raise ParameterError(f"{where}; this device resumes only at an epoch's end: resume it on the CPU"
-                             + (" with deterministic=True" if saved == "lanes" else "")
-                             + (" or on Dask" if saved == "lanes" else ""))
+        raise ParameterError(f"{where} ({kind}); only the CPU resumes within an epoch: resume it on the CPU"
+                             + (" with deterministic=True" if saved == "lanes" else ""))
     if saved != mode:
-        raise ParameterError(f"{where} {'deterministic mode' if saved == 'lanes' else 'Hogwild mode'}; resume it "
-                             f"{'with' if saved == 'lanes' else 'without'} deterministic=True (--deterministic)")
+        raise ParameterError(f"{where} in {kind}; resume it {'with' if saved == 'lanes' else 'without'} "
+                             "deterministic=True (--deterministic)")
     if mode == "lanes":
         from_settings = (settings.lanes, settings.round_words or DEFAULT_ROUND_WORDS)
         if (state.get("lanes"), state.get("round_words")) != from_settings:
-            raise ParameterError(f"{where} {state.get('lanes')} lanes of {state.get('round_words')} words per round; "
-                                 f"resume it with the same --lanes and --round-words (not {from_settings[0]} and "
-                                 f"{from_settings[1]})")
+            raise ParameterError(f"{where} with {state.get('lanes')} lanes of {state.get('round_words')} ids per "
+                                 f"round; resume it with the same --lanes and --round-words (not {from_settings[0]} "
+                                 f"and {from_settings[1]})")
 
 
 def run_position(model):
@@ -395,7 +395,7 @@ def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merg
         spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
         for a, b in spans:
             sub = dataclasses.replace(s, epochs=b - a)
-            shown = None if progress is None else _Shifted(progress, (a - first) * length - start, a)
+            shown = None if progress is None else _Shifted(progress, max(0, (a - first) * length - start), a)
             if a == first and start:   # a checkpoint saved mid-epoch: the rest of that epoch first
                 results.append(train_span(sub, shown, a * length, total, start=start))
             else:
