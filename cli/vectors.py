@@ -265,10 +265,12 @@ def full_model_lines(path, settings):
         return []
     with open(mpath, encoding="utf-8") as f:
         header = json.load(f)
+    from w2v.settings import DEFAULT_ROUND_WORDS
+
     s, t = settings, header.get("training") or {}
     if s.get("deterministic"):
-        mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or 'default'} ids a round, "
-                f"seed {s.get('seed')} (the same vectors at any thread count)")
+        mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or DEFAULT_ROUND_WORDS:,} ids per "
+                f"round, seed {s.get('seed')} (the same vectors at any thread count)")
     else:
         mode = f"Hogwild, seed {s.get('seed')} (the same vectors at --threads 1)"
     lines = [f"w2v version: {header.get('w2v_version', 'unknown')}", f"reproduce:   {mode}"]
