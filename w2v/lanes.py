@@ -232,7 +232,9 @@ class _LaneRun:
         self.key = key
         self.epoch0, self.first_round, self.total = schedule
         self.sums = RoundSums(self.weights, plan.lanes)
-        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(max(1, settings.threads))]
+        # a copy of the weights per thread that can work: no more than the lanes of a round
+        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(max(1, min(settings.threads,
+                                                                                          plan.lanes)))]
         self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
         self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None
 
@@ -348,7 +350,8 @@ def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_eve
         run.stats[0, 0] += np.asarray(start_stats, np.float64)
     t0 = time.perf_counter()
     done = 0
-    pool = ThreadPoolExecutor(s.threads, thread_name_prefix="w2v-lane") if s.threads > 1 else None
+    workers = len(run.copies)
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="w2v-lane") if workers > 1 else None
     try:
         for e in range(s.epochs):
             for r in range(run.first_round if e == 0 else 0, plan.rounds):
