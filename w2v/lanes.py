@@ -194,13 +194,13 @@ class RoundSums:
         self.pushes = [np.zeros(w.shape[0], np.int64) for w in weights]
         self.union = [np.empty(w.shape[0], np.int32) for w in weights]
         self.nu = [0] * len(weights)
-        self.lock = threading.Lock()
+        self.locks = [threading.Lock() for _ in weights]   # one per matrix: two lanes add to two at once
 
     def add(self, changes):
         """Add one lane's changes (:meth:`LaneCopy.take`); any order gives the same sums."""
-        with self.lock:
-            for m, (idx, deltas, counts, k) in enumerate(changes):
-                if k:
+        for m, (idx, deltas, counts, k) in enumerate(changes):
+            if k:
+                with self.locks[m]:
                     nu = accumulate(self.acc[m], self.pushes[m], self.union[m], self.nu[m], idx, deltas, counts, k)
                     if nu < 0:
                         raise W2VError("deterministic training diverged: a lane changed a weight by 4096 or "
@@ -285,8 +285,11 @@ class _LaneRun:
         s = self.settings
         alpha = max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, done / self.total))
         unions = self.sums.apply(self.weights, alpha)
-        for copy in self.copies:
-            copy.sync(self.weights, unions)
+        if pool is None:
+            self.copies[0].sync(self.weights, unions)
+        else:   # each copy on a thread of its own (copy_rows releases the GIL)
+            for f in [pool.submit(copy.sync, self.weights, unions) for copy in self.copies]:
+                f.result()
         return sum(ids.size for _, ids in jobs)
 
     def checkpoint(self, checkpoints, done, e, r):
