@@ -81,6 +81,9 @@ def describe(model):
     if not state:
         return f"resuming a model of {len(model.vocab):,} words"
     done, total = state["epochs_done"], state["epochs"]
+    if state.get("position") and done < total:
+        return (f"resuming a run stopped {state['position']:,} ids into epoch {done + 1} of {total} "
+                f"(a checkpoint within the epoch; {'deterministic' if state.get('mode') == 'lanes' else 'Hogwild'})")
     if 0 < done < total:
         if model.settings.epochs <= done:   # an error on the same corpus, a new run on another
             return (f"resuming a run stopped after epoch {done} of {total} with --epochs "

@@ -12,6 +12,7 @@ import click
 
 import w2v
 from w2v.atomic import creation_error
+from w2v.checkpoints import parse_interval
 from w2v.corpus import TOKENIZERS, resolve_inputs
 from w2v.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import CorpusError, OutputError, ParameterError
@@ -162,6 +163,11 @@ def check_outputs_not_corpus(corpus, **paths):
 @click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
               help="Save the full model to this directory after every epoch (atomically); "
                    "resume an interrupted run with --resume DIR.")
+@click.option("--checkpoint-every", default=None, metavar="TIME",
+              help="With --checkpoint: save within epochs too, every TIME (seconds, or 90s, 10m, 1.5h), at the "
+                   "next job or round boundary.")
+@click.option("--checkpoint-words", type=int, default=None, metavar="N",
+              help="With --checkpoint: save within epochs too, every N corpus ids trained.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
               help="Train on the CPU or on an NVIDIA GPU (numba.cuda; install w2v[cuda]). See `w2v devices`.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -170,7 +176,14 @@ def check_outputs_not_corpus(corpus, **paths):
 @click.option("--dask-workers", type=int, default=None, metavar="N",
               help="Train on a local Dask cluster of N worker processes (--threads each, default 1).")
 @click.option("--round-words", type=int, default=None, metavar="N",
-              help="With Dask: tokens each worker trains between two synchronizations [default: 1000000].")
+              help="With Dask: tokens each worker trains between two synchronizations [default: 1000000]. "
+                   "With --deterministic: ids each lane trains per round [default: 1024].")
+@click.option("--deterministic", is_flag=True,
+              help="The same vectors for the same seed at any --threads (lanes trained on private copies, "
+                   "merged in a fixed way after each round); slower than the default Hogwild training.")
+@click.option("--lanes", type=int, default=None, metavar="N",
+              help="With --deterministic: the lanes the corpus is split into; the same lanes and seed give "
+                   "the same file [default: 8].")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Write timings, throughput and losses as JSON to this file.")
 @click.option("--plot-training", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -260,9 +273,13 @@ class TrainCommand:
     scheduler: str = None
     dask_workers: int = None
     round_words: int = None
+    deterministic: bool = False
+    lanes: int = None
     allow_binary: bool = False
     plot_training: str = None
     phrases: str = None
+    checkpoint_every: str = None
+    checkpoint_words: int = None
 
     @property
     def demo(self):
@@ -296,8 +313,22 @@ class TrainCommand:
                                  f"(got {self.threads})")
         if self.update_vocab and not self.resume:
             raise click.UsageError("--update-vocab needs --resume")
-        if self.round_words is not None and not self.on_dask:
-            raise click.UsageError("--round-words needs --scheduler or --dask-workers")
+        if self.round_words is not None and not (self.on_dask or self.deterministic):
+            raise click.UsageError("--round-words needs --scheduler, --dask-workers or --deterministic")
+        within = self.checkpoint_every is not None or self.checkpoint_words is not None
+        if within and not self.checkpoint:
+            raise click.UsageError("--checkpoint-every and --checkpoint-words need --checkpoint DIR")
+        if within and self.on_dask:
+            raise click.UsageError("--checkpoint-every and --checkpoint-words train on one machine, not on Dask")
+        if self.checkpoint_every is not None:
+            parse_interval(self.checkpoint_every)
+        if self.checkpoint_words is not None and self.checkpoint_words < 1:
+            raise ParameterError(f"--checkpoint-words must be >= 1 (got {self.checkpoint_words})")
+        if self.lanes is not None and not self.deterministic:
+            raise click.UsageError("--lanes needs --deterministic")
+        if self.deterministic and self.on_dask:   # Dask keeps its own merge: see docs/reproducibility.md
+            raise click.UsageError("--deterministic trains on one machine; a Dask run has its own fixed merges "
+                                   "(see docs/reproducibility.md)")
         if self.phrases is not None and self.on_dask:
             raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
         self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
@@ -334,18 +365,30 @@ class TrainCommand:
                         min_alpha=self.min_alpha, threads=self.threads or available_cores(), seed=self.seed,
                         ns_exponent=self.ns_exponent, exact=self.exact,
                         max_sentence_length=self.max_sentence_length, tokenizer=self.tokenizer or "whitespace",
-                        lowercase=self.lowercase, memory_budget=self.memory_budget << 20, device=self.device)
+                        lowercase=self.lowercase, memory_budget=self.memory_budget << 20, device=self.device,
+                        **self.deterministic_settings())
+
+    def deterministic_settings(self):
+        """The settings of ``--deterministic``, ``--lanes`` and ``--round-words`` (none without it)."""
+        if not self.deterministic:
+            return {}
+        out = {"deterministic": True, "round_words": self.round_words}
+        return out if self.lanes is None else dict(out, lanes=self.lanes)
 
     def run(self, m, corpus):
         """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""
         hook = full.checkpoint_hook(m, self.checkpoint, self.quiet) if self.checkpoint else None
+        within = {}
+        if self.checkpoint_every is not None or self.checkpoint_words is not None:   # and at epoch ends
+            hook, within = None, {"checkpoint": self.checkpoint, "checkpoint_every": self.checkpoint_every,
+                                  "checkpoint_words": self.checkpoint_words}
         if self.on_dask:
             from .dask_train import train_on_dask
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.round_words, self.threads,
                           self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
             m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
-                    phrases=self.phrases_arg())
+                    phrases=self.phrases_arg(), **within)
         else:
             m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary,
                           phrases=self.phrases_arg())
@@ -353,7 +396,7 @@ class TrainCommand:
                 hint = tokenizer_hint(m.vocab.words)
                 if hint:
                     say(hint)
-            m.train(quiet=self.quiet, on_epoch_end=hook)
+            m.train(quiet=self.quiet, on_epoch_end=hook, **within)
 
     def phrases_arg(self):
         """What ``--phrases`` gives the model: ``"auto"``, the saved phrases of DIR, or ``None``."""
@@ -393,9 +436,20 @@ def build_report(m, corpus, output, words_per_sec, save_seconds, total_seconds):
         "kernel_load_seconds": kernel_seconds(m),
         "save_seconds": save_seconds, "total_seconds": total_seconds, "words_per_sec": words_per_sec,
         "settings": m.settings.to_dict(),
+        "reproducibility": reproducibility(m),
     }
     report.update(result.progress_report())   # progress ticks; a Dask run's rounds
     return report
+
+
+def reproducibility(m):
+    """``--report-json``'s ``reproducibility``: the mode, lanes, seed, corpus fingerprint, w2v version and
+    the last checkpoint written (``None`` without ``--checkpoint-every``/``--checkpoint-words``)."""
+    s, details = m.settings, m.last_train.details or {}
+    return {"deterministic": bool(s.deterministic), "lanes": details.get("lanes"),
+            "round_words": details.get("round_words"), "seed": s.seed, "threads": s.threads,
+            "corpus_fingerprint": (m.run_state or {}).get("corpus_fingerprint"), "w2v_version": w2v.__version__,
+            "last_checkpoint": details.get("checkpoint")}
 
 
 def write_report(path, report):

@@ -261,6 +261,36 @@ def info(model):
             click.echo(f"  {key}: {json.dumps(desc['settings'][key])}")
     else:
         click.echo("settings:    unknown")
+    for line in full_model_lines(desc["path"], desc["settings"]):
+        click.echo(line)
+
+
+def full_model_lines(path, settings):
+    """``w2v info``'s lines on what a full model (a directory with ``model.json``) needs to be reproduced:
+    the w2v version, the mode and seed, the corpus' fingerprint, and where its run stands."""
+    mpath = os.path.join(path, "model.json") if os.path.isdir(path) else None
+    if not (mpath and os.path.isfile(mpath) and settings):
+        return []
+    with open(mpath, encoding="utf-8") as f:
+        header = json.load(f)
+    from w2v.settings import DEFAULT_ROUND_WORDS
+
+    s, t = settings, header.get("training") or {}
+    if s.get("deterministic"):
+        mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or DEFAULT_ROUND_WORDS:,} ids per "
+                f"round, seed {s.get('seed')} (the same vectors at any thread count)")
+    else:
+        mode = f"Hogwild, seed {s.get('seed')} (the same vectors at --threads 1)"
+    lines = [f"w2v version: {header.get('w2v_version', 'unknown')}", f"reproduce:   {mode}"]
+    fp = t.get("corpus_fingerprint")
+    if fp:
+        lines.append(f"corpus:      {fp['ids']:,} ids, {fp['words']:,} words, fingerprint {fp['hash']}")
+    if t:
+        where = f"{t.get('epochs_done')} of {t.get('epochs')} epochs done"
+        if t.get("position"):
+            where += f", {t['position']:,} ids into epoch {t['epochs_done'] + 1} (a checkpoint within an epoch)"
+        lines.append(f"run:         {where}")
+    return lines
 
 
 def register(group):

@@ -602,7 +602,9 @@ def test_json_safe_turns_non_finite_floats_and_numpy_scalars_into_json():
 def test_options_that_need_another_option_are_usage_errors(small_corpus, tmp_path):
     # --round-words without Dask was once ignored without a word; nothing is written either way
     out = tmp_path / "v.bin"
-    for extra, message in ((["--round-words", "1000"], "--round-words needs --scheduler or --dask-workers"),
+    needs = "--round-words needs --scheduler, --dask-workers or --deterministic"
+    for extra, message in ((["--round-words", "1000"], needs),
+                           (["--lanes", "4"], "--lanes needs --deterministic"),
                            (["--update-vocab"], "--update-vocab needs --resume")):
         res = run(["train", str(small_corpus), "-o", str(out), "--epochs", "1", "--dim", "8", "-q"] + extra)
         assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output, res.output

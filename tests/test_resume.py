@@ -18,6 +18,7 @@ import w2v
 from w2v_cli.main import main
 from w2v import Word2Vec
 from w2v.errors import FormatError, ParameterError, ResumeWarning, VocabularyError
+from w2v.fingerprint import corpus_fingerprint
 from w2v.sampling import HuffmanTree
 
 from .conftest import BUNDLED, EVAL, ROOT
@@ -492,8 +493,11 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     other_length = u.encoded_corpus.length
     assert other_length < length and calls == [(2, 0, 2 * other_length)]
     assert u.last_train.first_epoch == 0 and len(u.last_train.epoch_loss) == 2
+    fingerprint = corpus_fingerprint(u.encoded_corpus)
+    assert fingerprint["ids"] == other_length
     assert u.run_state == {"epochs": 2, "epochs_done": 2, "corpus_length": other_length,
-                           "corpus_words": u.encoded_corpus.n_words, "corpus_files": [str(other)]}
+                           "corpus_words": u.encoded_corpus.n_words, "corpus_files": [str(other)],
+                           "corpus_fingerprint": fingerprint}
 
 
 def test_a_model_with_a_setting_of_a_newer_version_loads_without_it(trained, tmp_path, caplog):

@@ -34,7 +34,8 @@ def _parameters(self, sentences=None, corpus_file=None, vector_size=100, alpha=0
                 ns_exponent=0.75, cbow_mean=1, hashfxn=hash, epochs=5, null_word=0, trim_rule=None, sorted_vocab=1,
                 batch_words=10000, compute_loss=False, callbacks=(), comment=None, max_final_vocab=None,
                 shrink_windows=True, *, model=None, dim=None, threads=None, exact=False, max_sentence_length=10000,
-                tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET, device="cpu"):
+                tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET, device="cpu",
+                deterministic=False, lanes=8, round_words=None):
     """The signature of ``Word2Vec.__init__`` (only its parameters are used)."""
 
 
@@ -48,7 +49,7 @@ GENSIM_ONLY = ("sentences", "corpus_file", "vector_size", "workers", "sg", "hash
 SHARED = ("alpha", "window", "min_count", "max_vocab_size", "sample", "seed", "min_alpha", "hs", "negative",
           "ns_exponent", "cbow_mean", "epochs")
 _W2V_ONLY = ("model", "dim", "threads", "exact", "max_sentence_length", "tokenizer", "lowercase", "memory_budget",
-             "device")
+             "device", "deterministic", "lanes", "round_words")
 _COUNTERPARTS = (("vector_size", "dim"), ("workers", "threads"), ("sg", "model"))
 _FLAGS = ("hs", "cbow_mean")
 GENSIM_WORKERS = 3

@@ -20,6 +20,10 @@ through these methods only:
 * ``set_rng_states(states)``: the workers' random states of the run.
 * ``finish_epochs(epochs_done, result=None)``: epochs of the run are done;
   with ``result`` it becomes ``last_train`` and the cached vectors are dropped.
+* ``record_position(epochs_done, position, **state)``: where a run stopped
+  mid-epoch, for a checkpoint (:mod:`w2v.checkpoints`).
+* ``snapshot()``: a copy of the model's weights and state that a checkpoint
+  writes while the model trains on.
 * ``record_run(result)``: the run's result as ``last_train``, its seconds as
   ``timings["train_seconds"]``; the cached vectors are dropped.
 * ``invalidate_vectors()``: drop the cached :class:`~w2v.vectors.KeyedVectors`
@@ -33,22 +37,32 @@ Read-only properties give the rest of the state: ``encoded_corpus``,
 names :mod:`w2v.gensim_api`'s, and the constructor's parameters
 :mod:`w2v.gensim_params`'s.
 """
+import copy as _copy
 import dataclasses
 import threading
 import warnings
 
+import numpy as np
+
 from .aliases import renamed
 from .callbacks import CallbackRun
+from .checkpoints import open_checkpoints
 from .errors import CorpusError, ParameterError, VocabularyError
 from .gensim_api import GensimMethods
 from .gensim_params import constructor_arguments, constructor_signature
 from .inputs import check_text_files
 from .progress import Progress
 from .reading import CorpusReading
+from .run import MID_EPOCH_KEYS
 from .sampling import build_tables
 from .settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
 from .train import run_epochs
 from .weights import fresh_weights, grow_weights
+
+
+def copy_state(state):
+    """A deep copy of a run state (plain dicts, lists and numbers)."""
+    return None if state is None else _copy.deepcopy(state)
 
 
 class Word2Vec(CorpusReading, GensimMethods):
@@ -64,7 +78,8 @@ batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
         gensim has picks gensim's defaults (CBOW, 3 workers); see
         :mod:`w2v.gensim_params` and docs/gensim.md for the rule, and the
         values w2v refuses.
-    model, dim, threads, exact, max_sentence_length, tokenizer, lowercase, memory_budget, device
+    model, dim, threads, exact, max_sentence_length, tokenizer, lowercase, memory_budget, device, deterministic, \
+lanes, round_words
         w2v's own names, keyword only: the fields of
         :class:`w2v.settings.Settings` (``window``, ``negative``... are both).
 
@@ -277,11 +292,41 @@ batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
         far) it becomes ``last_train``, its progress ticks are kept in ``run_state`` (a checkpoint
         saves them) and the cached vectors are dropped."""
         self.run_state["epochs_done"] = epochs_done
+        for key in MID_EPOCH_KEYS:   # at an epoch's end
+            self.run_state.pop(key, None)
         if result is not None and result.progress:
             self.run_state["progress"] = result.progress
         if result is not None:
             self._wv = None
             self.last_train = result
+
+    def record_position(self, epochs_done, position, **state):
+        """Record that the run stopped ``position`` ids into epoch ``epochs_done`` (0-based), for a checkpoint.
+
+        ``state`` holds the other keys of :data:`w2v.run.MID_EPOCH_KEYS` (``mode``, ``epoch_stats``,
+        ``round``...); ``position`` 0 is an epoch's end.
+        """
+        for key in MID_EPOCH_KEYS:
+            self.run_state.pop(key, None)
+        self.run_state["epochs_done"] = epochs_done
+        if position:
+            self.run_state.update(state, position=int(position))
+
+    def snapshot(self):
+        """A new model holding copies of this one's weights, random states and run state (not its corpus).
+
+        What a checkpoint saves while this model trains on (:mod:`w2v.checkpoints`): copying the
+        weights takes a fraction of the time writing them does.
+        """
+        copy = type(self)(**self.settings.to_dict())
+        copy.vocab, copy.tables, copy.huffman = self.vocab, self.tables, self.huffman
+        copy.syn0, copy.syn1neg, copy.syn1 = (np.array(a, copy=True) for a in (self.syn0, self.syn1neg, self.syn1))
+        copy._rng_states = None if self._rng_states is None else np.array(self._rng_states, copy=True)
+        copy.run_state = copy_state(self.run_state)
+        copy._corpus_files = self._corpus_files
+        copy._built_from = self._built_from
+        copy.timings = dict(self.timings)
+        return copy
 
     def record_run(self, result):
         """Store a finished run's result: ``last_train``, ``timings["train_seconds"]``; drop the cached vectors.
@@ -319,7 +364,7 @@ batch_words, compute_loss, callbacks, comment, max_final_vocab, shrink_windows
     def train(self, corpus_iterable=None, corpus_file=None, total_examples=None, total_words=None, epochs=None,
               start_alpha=None, end_alpha=None, word_count=0, queue_factor=2, report_delay=1.0, compute_loss=False,
               callbacks=(), quiet=True, progress_stream=None, on_epoch_end=None, client=None, allow_binary=False,
-              phrases=None, **dist_options):
+              phrases=None, checkpoint=None, checkpoint_every=None, checkpoint_words=None, **dist_options):
         """Train for ``settings.epochs`` epochs.
 
         The learning rate decays from ``alpha`` to ``min_alpha`` over the
@@ -344,16 +389,17 @@ report_delay, compute_loss, callbacks
             ``end_alpha`` change the settings; totals that disagree with the
             corpus read warn (the schedule follows the corpus); ``callbacks``
             are called as gensim calls them.
-        quiet : bool
-            No progress on stderr.
+        quiet, allow_binary : bool
+            No progress on stderr; read files that do not look like text.
         on_epoch_end : callable, optional
             ``on_epoch_end(epoch)`` after every epoch (0-based; ``run_state
             ["epochs_done"]`` is ``epoch + 1``), e.g. ``lambda e: m.save("ckpt")``.
         client : distributed.Client, optional
             Train on this Dask cluster (files readable by the workers), see
             :func:`w2v.distributed.train_distributed` (``dist_options``).
-        allow_binary, phrases
-            As :meth:`build_vocab`'s (``phrases`` not on a Dask cluster).
+        allow_binary, phrases, checkpoint, checkpoint_every, checkpoint_words
+            As :meth:`build_vocab`'s (``phrases`` not on Dask); save to ``checkpoint`` after each epoch and
+            every ``"10m"`` or N ids (:mod:`w2v.checkpoints`).
 
         Returns
         -------
@@ -369,7 +415,8 @@ report_delay, compute_loss, callbacks
         CorpusError
             As :meth:`build_vocab`; or no sentence holds two words of the vocabulary, or no epoch trained.
         ParameterError
-            An invalid setting, an iterator with several epochs, ``dim``, ``model`` or ``hs`` changed.
+            An invalid setting, an iterator with several epochs, ``dim``, ``model`` or ``hs`` changed; a
+            checkpoint saved within an epoch resumed in another mode, lanes or round size.
         DeviceError
             ``device="cuda"`` and no usable GPU (before the corpus is read).
         """
@@ -380,27 +427,36 @@ report_delay, compute_loss, callbacks
         run = CallbackRun(self, callbacks, on_epoch_end)
         source = self._corpus_source(corpus_iterable, corpus_file, passes=self.settings.epochs, phrases=phrases)
         if client is not None:
-            return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary, dist_options)
-        if dist_options:
-            raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
-        if self.settings.device == "cuda":   # fail before reading the corpus
-            from .cuda import require_cuda
-            require_cuda()
+            return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary,
+                                          dict(dist_options, checkpoint=checkpoint))
+        self._check_local_run(dist_options)
         if source is not None:
             self._read_for_training(source, quiet, progress_stream, allow_binary)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
         self._check_totals(total_examples, total_words)
         run.begin()
-        self.record_run(self._run_epochs(quiet, progress_stream, run.epoch_hook, report_delay if gensim_call else None))
+        self.record_run(self._run_epochs(quiet, progress_stream, run.epoch_hook, report_delay if gensim_call else None,
+                                         (checkpoint, checkpoint_every, checkpoint_words)))
         self._check_trained()
         run.end()
         return self._train_result() if gensim_call else self
+
+    def _check_local_run(self, dist_options):
+        # before the corpus is read: no Dask options without a client, a GPU for device="cuda"
+        if dist_options:
+            raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
+        if self.settings.device == "cuda":
+            from .cuda import require_cuda
+            require_cuda()
 
     def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
         from .distributed import train_distributed
         if source is not None and source.phrases is not None:
             raise ParameterError("phrases cannot be joined on a Dask cluster; join them with w2v phrases first")
+        if options.pop("checkpoint") is not None or self.settings.deterministic:   # see docs/reproducibility.md
+            raise ParameterError("a Dask run has its own fixed merges and checkpoints with on_epoch_end; "
+                                 "deterministic=True and checkpoint= train on one machine")
         if source is not None and not source.reads_files:
             raise ParameterError("a Dask cluster trains on files its workers read: give paths, not sentences")
         corpus = None if source is None else source.paths
@@ -425,7 +481,7 @@ report_delay, compute_loss, callbacks
                               f"({cause})")
         return self
 
-    def _run_epochs(self, quiet, progress_stream, on_epoch_end, interval=None):
+    def _run_epochs(self, quiet, progress_stream, on_epoch_end, interval=None, checkpoints=(None,)):
         s = self.settings
         if not self._encoded.has_context():
             n = len(self.vocab)
@@ -438,11 +494,22 @@ report_delay, compute_loss, callbacks
         run = run_epochs
         if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
             from .cuda.train import run_epochs_cuda as run
+        elif s.deterministic:   # lanes and rounds: the same vectors at any thread count
+            from .lanes import run_deterministic as run
+        cp = open_checkpoints(self, *checkpoints, progress=progress)
         try:
-            return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
+            if cp is None:
+                return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
+            result = run(self, progress=progress, stop_event=stop, on_epoch_end=cp.epoch_hook(on_epoch_end),
+                         **({"checkpoints": cp} if cp.mid_epoch else {}))
+            cp.close()
+            return dataclasses.replace(result, details=dict(result.details, checkpoint=cp.last))
         except KeyboardInterrupt:
             stop.set()
             raise
+        finally:
+            if cp is not None:   # a stopped run leaves its last checkpoint complete
+                cp.join()
 
     # ------------------------------------------------------------------ results
     @property

@@ -36,12 +36,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import warnings
 
 import numpy as np
 
 from . import __version__
 from .arrays import check_finite
-from .errors import FormatError, ParameterError, VocabularyError
+from .errors import FormatError, ParameterError, ResumeWarning, VocabularyError
 from .formats import encode_json, locate_model, read_array, read_json, write_array
 from .sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from .settings import Settings
@@ -212,7 +213,30 @@ def _training_state(header, mpath):
     ticks = t.get("progress")
     if ticks is not None:
         state["progress"] = _progress_ticks(ticks, mpath)
+    fp = t.get("corpus_fingerprint")
+    if fp is not None:
+        if not (isinstance(fp, dict) and isinstance(fp.get("hash"), str) and len(fp["hash"]) == 32):
+            raise FormatError(f"{mpath}: training.corpus_fingerprint must hold a 32-digit hash")
+        state["corpus_fingerprint"] = {"ids": _int(fp, "ids", mpath), "words": _int(fp, "words", mpath),
+                                       "hash": fp["hash"]}
+    if t.get("position"):
+        state.update(_mid_epoch_state(t, mpath))
     return state
+
+
+def _mid_epoch_state(t, mpath):
+    # a checkpoint saved within an epoch: where (w2v.run.MID_EPOCH_KEYS), checked before a run trusts it
+    out = {"position": _int(t, "position", mpath), "mode": t.get("mode")}
+    if out["mode"] not in ("jobs", "lanes"):
+        raise FormatError(f"{mpath}: training.mode must be 'jobs' or 'lanes', got {out['mode']!r}")
+    stats = t.get("epoch_stats")
+    if not (isinstance(stats, list) and len(stats) == 4
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in stats)):
+        raise FormatError(f"{mpath}: training.epoch_stats must be 4 finite numbers")
+    out["epoch_stats"] = [float(x) for x in stats]
+    if out["mode"] == "lanes":
+        out.update({k: _int(t, k, mpath) for k in ("round", "lanes", "round_words")})
+    return out
 
 
 def _progress_ticks(ticks, mpath):
@@ -261,12 +285,23 @@ def load_model(cls, path):
     if os.path.lexists(rpath):   # optional; but a link or pipe in its place is refused, not skipped
         rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True, order="C")
     state = _training_state(header, mpath)
+    _check_version(header, state, mpath)
     try:
         vocab = Vocab(words, counts)
     except VocabularyError as exc:
         raise FormatError(f"{os.path.join(path, 'vocab.tsv')}: {exc}") from None
     model = cls(**settings.to_dict())
     return model.restore(vocab, syn0, syn1neg, syn1, huffman=tree, rng_states=rng, run_state=state)
+
+
+def _check_version(header, state, mpath):
+    # an unfinished run (a checkpoint) of another w2v version continues, but may not match the
+    # uninterrupted run bit for bit: the kernels or the merge may have changed
+    written = header.get("w2v_version")
+    unfinished = state and (state.get("epochs_done", 0) < state.get("epochs", 0) or state.get("position"))
+    if unfinished and written != __version__:
+        warnings.warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "
+                      "but its vectors may differ from an uninterrupted run's", ResumeWarning, stacklevel=4)
 
 
 def _model_dir(path):

@@ -47,6 +47,7 @@ class Progress:
         self.ticks = []         # [seconds, fraction, epoch, words/s, learning rate, loss] each 1% of the run
         self._tick_at = self._next_tick(0)
         self._tick_from = (0.0, 0)   # seconds and ids of this process at the last tick
+        self.checkpoint_at = None    # fraction of the run the last checkpoint holds (w2v.checkpoints)
 
     def resume_from(self, done_before):
         """A resumed run: ``done_before`` of the ``total`` ids were trained before it.
@@ -127,7 +128,16 @@ class Progress:
         loss_text = f"{loss / examples:.4f}" if examples else "-"   # no example trained yet
         self.status(f"epoch {epoch + 1}/{self.settings.epochs}  {100 * frac:5.1f}%  "
                     f"{rate / 1e3:8.1f}k words/s  lr {self.alpha_at(frac):.6f}  "
-                    f"loss {loss_text}  ETA {_fmt_seconds(eta)}")
+                    f"loss {loss_text}  ETA {_fmt_seconds(eta)}{self._mode_text()}")
+
+    def _mode_text(self):
+        # deterministic mode and the last checkpoint, at the line's end (a Hogwild run without one: nothing)
+        s, text = self.settings, ""
+        if getattr(s, "deterministic", False):
+            text += f"  deterministic {s.lanes} lanes seed {s.seed}"
+        if self.checkpoint_at is not None:
+            text += f"  checkpoint {100 * self.checkpoint_at:.1f}%"
+        return text
 
     def status(self, text, log=True):
         """What the run is doing now: redrawn in place on a terminal, a line of its own elsewhere

@@ -26,7 +26,7 @@ from .iterables import corpus_source, line_sentences, scan_sentences
 from .phrase_corpus import phrase_scanned
 from .progress import COMPILING, KernelWatch, Progress, scan_with_progress
 from .sentences import file_backed
-from .train import start_kernel_load
+from .kernelcalls import start_kernel_load
 from .vocab import build_vocab, final_vocab_min_count, kept_words, merge_vocab, vocab_ids
 
 __all__ = ["CorpusReading"]

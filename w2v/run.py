@@ -16,9 +16,10 @@ import warnings
 import numpy as np
 
 from .errors import ParameterError, ResumeWarning
+from .settings import DEFAULT_ROUND_WORDS
 
-__all__ = ["RunResult", "TICK_COLUMNS", "ROUND_COLUMNS", "run_totals", "merge_results", "seed_states",
-           "continued_states", "begin_run", "show_remaining", "train_spans"]
+__all__ = ["RunResult", "TICK_COLUMNS", "ROUND_COLUMNS", "MID_EPOCH_KEYS", "run_totals", "merge_results",
+           "seed_states", "continued_states", "begin_run", "run_position", "show_remaining", "train_spans"]
 
 
 #: the fields of a progress tick (:attr:`RunResult.progress`, ``--report-json``'s ``progress``)
@@ -139,6 +140,7 @@ def merge_results(results, first):
         first_epoch=first,
         device=results[-1].device if results else "cpu",
         epoch_examples=[n for r in results for n in r.epoch_examples],
+        details=dict(results[-1].details) if results and results[-1].details else {},
     )
 
 
@@ -177,13 +179,16 @@ def continued_states(saved, threads, seed):
     return seed_states(int(np.bitwise_xor.reduce(saved.ravel())), threads)   # other thread count
 
 
-def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=False):
-    """Record in the model the run about to train (:meth:`~w2v.model.Word2Vec.start_run`); return its first epoch.
+def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=False, fingerprint=None,
+              mode=None):
+    """Record in the model (:meth:`~w2v.model.Word2Vec.start_run`) the run about to train; return its first epoch.
 
     Every training path (CPU, CUDA, Dask) starts here.  An unfinished run
-    (``0 < epochs_done < epochs``, e.g. a checkpoint) over the same corpus
-    continues from ``epochs_done``; over another corpus a new run starts and
-    a :class:`ResumeWarning` says so; otherwise a new run starts at epoch 0.
+    (a checkpoint: ``epochs_done < epochs`` and some of it trained) over the
+    same corpus continues from ``epochs_done``, and from ``position`` ids
+    into that epoch when it was saved mid-epoch (:func:`run_position`); over
+    another corpus a new run starts and a :class:`ResumeWarning` says so;
+    otherwise a new run starts at epoch 0.
 
     Parameters
     ----------
@@ -192,7 +197,8 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
         The encoded corpus' length (ids and sentence ends) and in-vocabulary tokens.
     same_corpus : callable, optional
         ``same_corpus(run_state) -> bool``; default: the recorded
-        ``corpus_length`` equals ``length``.
+        ``corpus_length`` equals ``length``.  Where both the run state and
+        ``fingerprint`` hold a corpus fingerprint, the hashes must be equal too.
     stacklevel : int
         Of the warning, so that it points at the user's ``train`` call.
     sharded : bool
@@ -201,6 +207,12 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
         that a checkpoint of it is recognised as the same corpus by its count
         of in-vocabulary tokens wherever it is resumed (one process, or Dask
         with other shards).
+    fingerprint : dict, optional
+        The corpus' fingerprint (:mod:`w2v.fingerprint`), recorded in the run's state.
+    mode : {"jobs", "lanes"}, optional
+        How this run can stop mid-epoch: ``"jobs"`` (the CPU's Hogwild runner:
+        a prefix of the epoch's stream is trained), ``"lanes"`` (deterministic
+        mode: rounds of every lane, :mod:`w2v.lanes`) or None (only at epoch ends).
 
     Returns
     -------
@@ -211,45 +223,108 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
     ------
     ParameterError
         The unfinished run over the same corpus has done ``settings.epochs``
-        epochs or more: nothing would be trained.
+        epochs or more: nothing would be trained; or it stopped mid-epoch in
+        a way this run cannot continue (another mode, lanes or round size).
     """
     epochs = model.settings.epochs
-    if same_corpus is None:
-        def same_corpus(st):
-            if st.get("sharded"):   # written by Dask: its stream length depends on the shard cuts
-                return st.get("corpus_words") == n_words
-            return st.get("corpus_length") == length
-    first = 0
+    same = _same_corpus(same_corpus, length, n_words, fingerprint)
+    first, position = 0, 0
     state = model.run_state
-    if state and 0 < state.get("epochs_done", 0) < state.get("epochs", 0):
-        if same_corpus(state):
-            first = int(state["epochs_done"])
+    if _unfinished(state):
+        if same(state):
+            first, position = int(state["epochs_done"]), int(state.get("position", 0))
             if first >= epochs:
                 # it trained nothing, and recorded the run as finished at `epochs`
                 raise ParameterError(
                     f"the model holds an unfinished run: {first} of {state['epochs']} epochs done; "
                     f"epochs={epochs} leaves none to train: give more than {first} to continue it")
+            if position:
+                _check_mid_epoch(state, model.settings, mode)
         else:
             warnings.warn(
                 f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
-                f"over another corpus ({state.get('corpus_length')} ids and {state.get('corpus_words')} words, "
-                f"this one has {length} and {n_words}); "
+                f"over another corpus ({_corpus_text(state, length, n_words, fingerprint)}); "
                 f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)
     new_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
                  "corpus_words": int(n_words), "corpus_files": model.corpus_files}
     if sharded:
         new_state["sharded"] = True
-    if first and state.get("progress"):   # the ticks of the processes that trained its first epochs
+    if fingerprint:
+        new_state["corpus_fingerprint"] = dict(fingerprint)
+    if (first or position) and state.get("progress"):   # the ticks of the processes that trained its start
         new_state["progress"] = state["progress"]
+    if position:
+        new_state.update({k: state[k] for k in MID_EPOCH_KEYS if k in state})
     model.start_run(new_state)
     return first
 
 
-def show_remaining(progress, first, epochs, length):
-    """Make ``progress`` (over all ``epochs``) show a run resumed at epoch ``first``: % done and
-    the learning rate of the whole run, words/s and ETA of the remaining epochs."""
-    if progress is not None and first:
-        progress.resume_from(first * length)
+#: what a run state saved mid-epoch adds: ids of epoch ``epochs_done`` trained, how (``mode``), the
+#: epoch's statistics so far, and for lanes the round and its plan
+MID_EPOCH_KEYS = ("position", "mode", "epoch_stats", "round", "lanes", "round_words")
+
+
+def _same_corpus(same_corpus, length, n_words, fingerprint):
+    # begin_run's test of a saved run's corpus: the caller's, or the length (Dask: the words); and the hash
+    base_same = same_corpus
+    if base_same is None:
+        def base_same(st):
+            if st.get("sharded"):   # written by Dask: its stream length depends on the shard cuts
+                return st.get("corpus_words") == n_words
+            return st.get("corpus_length") == length
+
+    def same(st):
+        fp = st.get("corpus_fingerprint")
+        return base_same(st) and not (fp and fingerprint and fp.get("hash") != fingerprint.get("hash"))
+    return same
+
+
+def _unfinished(state):
+    # a run of which something but not everything was trained
+    if not state:
+        return False
+    done, epochs, position = state.get("epochs_done", 0), state.get("epochs", 0), state.get("position", 0)
+    return done < epochs and (done > 0 or position > 0)
+
+
+def _corpus_text(state, length, words, fingerprint):
+    # how the saved run's corpus differs from this one: its size, or (same size) its fingerprint's hash
+    saved = (state.get("corpus_length"), state.get("corpus_words"))
+    if saved != (length, words) or not fingerprint or not state.get("corpus_fingerprint"):
+        return f"{saved[0]} ids and {saved[1]} words, this one has {length} and {words}"
+    return (f"{length} ids and {words} words as this one, but hash {state['corpus_fingerprint']['hash'][:12]}, "
+            f"this one's {fingerprint['hash'][:12]}")
+
+
+def _check_mid_epoch(state, settings, mode):
+    # a run saved mid-epoch continues only where the same positions mean the same work
+    saved = state.get("mode")
+    where = f"the checkpoint stopped {state['position']:,} ids into epoch {state['epochs_done'] + 1}"
+    kind = "deterministic mode" if saved == "lanes" else "Hogwild mode"
+    if mode is None:
+        raise ParameterError(f"{where} ({kind}); only the CPU resumes within an epoch: resume it on the CPU"
+                             + (" with deterministic=True" if saved == "lanes" else ""))
+    if saved != mode:
+        raise ParameterError(f"{where} in {kind}; resume it {'with' if saved == 'lanes' else 'without'} "
+                             "deterministic=True (--deterministic)")
+    if mode == "lanes":
+        from_settings = (settings.lanes, settings.round_words or DEFAULT_ROUND_WORDS)
+        if (state.get("lanes"), state.get("round_words")) != from_settings:
+            raise ParameterError(f"{where} with {state.get('lanes')} lanes of {state.get('round_words')} ids per "
+                                 f"round; resume it with the same --lanes and --round-words (not {from_settings[0]} "
+                                 f"and {from_settings[1]})")
+
+
+def run_position(model):
+    """Ids of the run's first epoch to train that a checkpoint saved mid-epoch had trained (0 at an epoch's end)."""
+    return int((model.run_state or {}).get("position", 0))
+
+
+def show_remaining(progress, first, epochs, length, position=0):
+    """Make ``progress`` (over all ``epochs``) show a run resumed at epoch ``first`` (``position`` ids
+    into it): % done and the learning rate of the whole run, words/s and ETA of the rest."""
+    if progress is not None and (first or position):
+        progress.resume_from(first * length + position)
 
 
 class _Shifted:
@@ -292,7 +367,9 @@ def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merg
         ``train_span(settings, progress, position_offset, total_positions)``
         trains ``settings.epochs`` epochs from global position
         ``position_offset`` of a run of ``total_positions`` ids (the
-        learning rate's schedule) and returns its result.
+        learning rate's schedule) and returns its result.  A run resumed
+        mid-epoch (:func:`run_position`) calls it once with ``start=position``:
+        that many ids of its first epoch are trained already.
     progress : w2v.progress.Progress, optional
     on_epoch_end : callable, optional
     merge : callable, optional
@@ -313,12 +390,16 @@ def train_spans(model, first, train_span, progress=None, on_epoch_end=None, merg
     earlier = (model.run_state or {}).get("progress")
     ticked = merge if progress is None else (
         lambda done, start: dataclasses.replace(merge(done, start), progress=progress.run_ticks(earlier)))
+    start = run_position(model)
     if first < epochs:
         spans = [(first, epochs)] if on_epoch_end is None else [(e, e + 1) for e in range(first, epochs)]
         for a, b in spans:
             sub = dataclasses.replace(s, epochs=b - a)
-            shown = None if progress is None else _Shifted(progress, (a - first) * length, a)
-            results.append(train_span(sub, shown, a * length, total))
+            shown = None if progress is None else _Shifted(progress, max(0, (a - first) * length - start), a)
+            if a == first and start:   # a checkpoint saved mid-epoch: the rest of that epoch first
+                results.append(train_span(sub, shown, a * length, total, start=start))
+            else:
+                results.append(train_span(sub, shown, a * length, total))
             model.finish_epochs(b, None if on_epoch_end is None else ticked(results, first))
             if on_epoch_end is not None:
                 t = time.perf_counter()

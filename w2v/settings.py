@@ -16,6 +16,9 @@ MAX_WINDOW = 10_000
 MAX_THREADS = 4096
 MAX_EPOCHS = 10_000
 MAX_SENTENCE_LENGTH = 1_000_000
+MAX_LANES = 1024             # the merge's fixed-point sums have room for this many lanes (w2v.kernels.lanes)
+MAX_ROUND_WORDS = 1 << 30
+DEFAULT_ROUND_WORDS = 1024   # deterministic mode's ids per lane and round (w2v.lanes)
 
 #: settings that fix the shape or meaning of a trained model's arrays
 STRUCTURAL = ("model", "dim", "hs")
@@ -64,6 +67,9 @@ class Settings:
     lowercase: bool = False
     memory_budget: int = DEFAULT_MEMORY_BUDGET
     device: str = "cpu"             # "cpu" or "cuda" (numba.cuda kernels, see w2v.cuda)
+    deterministic: bool = False     # lanes and rounds: the same vectors at any thread count (w2v.lanes)
+    lanes: int = 8                  # deterministic mode: the lanes the corpus is split into (w2v.lanes)
+    round_words: int = None         # deterministic mode: ids each lane trains per round (None: w2v.lanes' default)
 
     def __post_init__(self):
         if self.threads is None:
@@ -92,7 +98,7 @@ class Settings:
             ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
             need(ok, f"{name} must be a finite number (got {v!r})")
 
-        for name in ("cbow_mean", "hs", "exact", "lowercase"):
+        for name in ("cbow_mean", "hs", "exact", "lowercase", "deterministic"):
             # a real bool: a model file's "false" (a string) must not mean True
             need(isinstance(getattr(self, name), (bool, np.bool_)),
                  f"{name} must be True or False (got {getattr(self, name)!r})")
@@ -116,6 +122,11 @@ class Settings:
         integer("memory_budget", 0)
         integer("seed", 0, (1 << 64) - 1)
         need(self.device in ("cpu", "cuda"), f"device must be 'cpu' or 'cuda', not {self.device!r}")
+        integer("lanes", 1, MAX_LANES)
+        if self.round_words is not None:
+            integer("round_words", 1, MAX_ROUND_WORDS)
+        need(not (self.deterministic and self.device == "cuda"),
+             "deterministic mode trains on the CPU (or Dask), not with device='cuda'")
 
     def to_dict(self):
         """The settings as a plain dict (what a saved model records)."""

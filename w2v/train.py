@@ -15,11 +15,13 @@ import time
 import numpy as np
 
 from .encoded import SENTINEL
-from .errors import ParameterError
+from .fingerprint import corpus_fingerprint
+from .kernelcalls import (check_kernel_inputs, kernel_args, kernel_params, load_kernel, no_replica_args,  # noqa: F401
+                          start_kernel_load)
 from .kernels.cpu import merge_hot_rows, train_tokens
 from .progress import COMPILING, KernelWatch
-from .run import RunResult, begin_run, continued_states, run_totals, seed_states, show_remaining, train_spans
-from .sampling import Tables
+from .run import (RunResult, begin_run, continued_states, run_position, run_totals, seed_states, show_remaining,
+                  train_spans)
 
 BLOCK_TOKENS = 1 << 20  # ids read at a time from an on-disk encoded corpus (4 MiB)
 
@@ -92,8 +94,12 @@ def merge_intervals(encoded, keep_threshold, threads, job_tokens):
     return frequent, rest
 
 
-def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None):
+def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None, start=0):
     """Yield ``(epoch, position, ids)`` jobs covering the corpus ``epochs`` times.
+
+    ``start``: the first epoch's first ``start`` ids are left out (a run
+    resumed mid-epoch; ``start`` is where a job of the same call began, so the
+    jobs that follow are those of the uninterrupted run).
 
     Jobs end after a sentence boundary when one lies within the last
     ``max_sentence_length`` ids of the job, so sentences are rarely cut.
@@ -106,12 +112,16 @@ def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None):
     """
     length = encoded.length
     total = epochs * length
+    skip = start
     for epoch in range(epochs):
-        for start, ids in encoded.blocks(BLOCK_TOKENS):
+        for first, ids in encoded.blocks(BLOCK_TOKENS):
             i = 0
             n = ids.size
+            if skip:   # the ids a resumed run trained before its checkpoint
+                i = min(n, skip - first)
+                skip = 0 if first + n >= skip else skip
             while i < n:
-                remaining = total - (epoch * length + start + i)
+                remaining = total - (epoch * length + first + i)
                 size = job_tokens if threads is None else \
                     max(MIN_JOB_TOKENS, min(job_tokens, remaining // (4 * threads)))
                 e = min(i + size, n)
@@ -120,7 +130,7 @@ def iter_jobs(encoded, epochs, job_tokens, max_sentence_length, threads=None):
                     where = np.flatnonzero(ids[lo:e] == SENTINEL)
                     if where.size:
                         e = lo + int(where[-1]) + 1
-                yield epoch, start + i, ids[i:e]
+                yield epoch, first + i, ids[i:e]
                 i = e
 
 
@@ -180,138 +190,13 @@ class Replica:
     @staticmethod
     def no_kernel_args(syn0, syn1neg):
         """:func:`train_tokens`' replica arguments for a worker without one."""
-        return syn0[:0], syn1neg[:0], syn0[:0], syn1neg[:0], np.zeros(4, np.int64), np.zeros(2, np.int64)
+        return no_replica_args(syn0, syn1neg)
 
     def merge(self):
         """Add every replica row's pending changes to the shared rows."""
         for rows, copy, snap in zip(self.shared, (self.hot0, self.hot1), (self.snap0, self.snap1)):
             merge_hot_rows(rows, copy, snap, 0, self.rows)
         self.pending[:] = 0
-
-
-def check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, vocab_size):
-    """Check that the weights and tables fit the settings and a vocabulary of ``vocab_size`` words.
-
-    The kernels run without bounds checks and index these arrays with
-    vocabulary ids (validated against ``vocab_size`` as they are read, see
-    :meth:`w2v.encoded.EncodedCorpus.blocks`), noise words and Huffman
-    nodes; so every array a kernel indexes must be as large as those ids
-    say, of the dtype the kernel was compiled for, and C-contiguous.  A
-    mismatch (weights or settings replaced by hand, say ``negative`` turned
-    on in a model trained without it) raises instead of reaching a kernel.
-
-    Raises
-    ------
-    ParameterError
-        The first mismatch found.
-    """
-    s = settings
-
-    def need(cond, msg):
-        if not cond:
-            raise ParameterError(f"cannot train: {msg}")
-
-    def matrix(name, a, rows):
-        need(isinstance(a, np.ndarray) and a.dtype == np.float32 and a.ndim == 2,
-             f"{name} must be a 2-D float32 array (got {getattr(a, 'dtype', type(a).__name__)}, "
-             f"{getattr(a, 'ndim', '?')}-D)")
-        need(a.flags.c_contiguous and a.flags.writeable, f"{name} must be C-contiguous and writable")
-        need(a.shape[1] == s.dim, f"{name} has rows of {a.shape[1]} floats, but dim is {s.dim}")
-        need(rows is None or a.shape[0] == rows, f"{name} has {a.shape[0]} rows; with these settings "
-                                                 f"(negative={s.negative}, hs={s.hs}) and {vocab_size} words "
-                                                 f"it needs {rows}")
-
-    def table(name, a, dtype, size):
-        need(isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous,
-             f"table {name} must be a C-contiguous {np.dtype(dtype).name} array")
-        need(size is None or a.shape[0] == size,
-             f"table {name} has {a.shape[0]} entries, {size} expected (tables not rebuilt for these settings?)")
-
-    need(vocab_size >= 1, "empty vocabulary")
-    matrix("syn0", syn0, vocab_size)
-    # an unused output matrix may have any number of rows (one, when it was never needed)
-    matrix("syn1neg", syn1neg, vocab_size if s.negative > 0 else None)
-    matrix("syn1", syn1, max(1, vocab_size - 1) if s.hs else None)
-    t = tables
-    table("keep_threshold", t.keep_threshold, np.int64, vocab_size)
-    table("noise_table", t.noise_table, np.uint64, vocab_size if s.negative > 0 else None)
-    if s.negative > 0:
-        # alias entries: the high 32 bits of every packed entry is a word id
-        need(int((t.noise_table >> np.uint64(32)).max()) < vocab_size,
-             "noise table names a word outside the vocabulary")
-    table("hs_codes", t.hs_codes, np.int8, vocab_size if s.hs else None)
-    table("hs_points", t.hs_points, np.int32, None)
-    need(t.hs_points.shape == t.hs_codes.shape, "Huffman points and codes differ in shape")
-    table("hs_lengths", t.hs_lengths, np.int32, t.hs_codes.shape[0])
-    if s.hs:
-        need(0 <= int(t.hs_lengths.min()) and int(t.hs_lengths.max()) <= t.hs_codes.shape[1],
-             "Huffman code lengths outside the code table")
-        need(0 <= int(t.hs_points.min()) and int(t.hs_points.max()) < syn1.shape[0],
-             "Huffman tree names an inner node outside syn1")
-
-
-def kernel_params(settings):
-    """The hyper-parameters :func:`train_tokens` takes, from a :class:`w2v.settings.Settings`."""
-    s = settings
-    return dict(sg=s.sg, cbow_mean=s.cbow_mean, window=s.window, negative=s.negative, hs=s.hs,
-                shared=not s.exact, alpha=s.alpha, min_alpha=s.min_alpha,
-                max_sentence_length=s.max_sentence_length)
-
-
-def kernel_args(settings, syn0, syn1neg, syn1, tables, lr_scale=1.0, replica=None):
-    """The arguments of :func:`train_tokens` that stay fixed over a run.
-
-    Their Python types pick the compiled kernel, so every caller (the
-    threads, the kernel preload, the Dask workers) builds them here.
-    ``settings`` is a :class:`w2v.settings.Settings` or a
-    :func:`kernel_params` dict; ``lr_scale`` multiplies both learning rates;
-    ``replica`` (a :class:`Replica`) gives the worker's copies of the first rows.
-    """
-    p = settings if isinstance(settings, dict) else kernel_params(settings)
-    return (syn0, syn1neg, syn1, tables.keep_threshold, tables.noise_table,
-            tables.hs_codes, tables.hs_points, tables.hs_lengths, bool(p["sg"]), bool(p["cbow_mean"]),
-            int(p["window"]), int(p["negative"]), bool(p["hs"]), bool(p["shared"]),
-            float(p["alpha"] * lr_scale), float(p["min_alpha"] * lr_scale), int(p["max_sentence_length"]),
-            *(Replica.no_kernel_args(syn0, syn1neg) if replica is None else replica.kernel_args()))
-
-
-def load_kernel(args, rng_state=None, stats=None):
-    """Call :func:`train_tokens` on no ids, so Numba loads (or compiles) it now; return seconds.
-
-    Loading the cached machine code takes about a second; doing it here keeps
-    it out of the training time, and :func:`start_kernel_load` does it while
-    the vocabulary is built.  Nothing is trained and the random state is
-    left as it is.
-    """
-    t0 = time.perf_counter()
-    state = np.zeros(1, np.uint64) if rng_state is None else rng_state
-    st = np.zeros(8, np.float64) if stats is None else stats
-    train_tokens(np.zeros(0, np.int32), 0, 1, *args, state, st)
-    return time.perf_counter() - t0
-
-
-def start_kernel_load(settings, then=None):
-    """Load the training kernel in a background thread (overlapping the vocabulary pass).
-
-    Uses one-row stand-ins of the run's arrays with the same types, so the
-    real call finds the kernel loaded; ``then()``, if given, runs next in the
-    same thread (other kernels to load).  Returns the thread (join it).
-    """
-    f = np.zeros((1, settings.dim), np.float32)
-    tables = Tables(np.zeros(1, np.int64), np.full(1, 1 << 32, np.int64), np.zeros(1, np.int32),
-                    np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32))
-
-    def run():
-        try:
-            load_kernel(kernel_args(settings, f, f.copy(), f.copy(), tables))
-            if then is not None:
-                then()
-        except Exception:   # pragma: no cover - the real calls report it
-            pass
-
-    t = threading.Thread(target=run, daemon=True, name="w2v-kernel-load")
-    t.start()
-    return t
 
 
 def make_replicas(encoded, syn0, syn1neg, tables, settings, job_tokens):
@@ -335,7 +220,8 @@ def make_replicas(encoded, syn0, syn1neg, tables, settings, job_tokens):
 
 
 def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, stop_event=None,
-                 rng_states=None, job_tokens=None, position_offset=0, total_positions=None):
+                 rng_states=None, job_tokens=None, position_offset=0, total_positions=None, start=0,
+                 start_stats=None, checkpoints=None):
     """Train ``settings.epochs`` epochs over an encoded corpus, updating the weights in place.
 
     Parameters
@@ -357,6 +243,14 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     total_positions : int, optional
         Length of the whole run (default: this call's epochs x stream length);
         with ``position_offset`` it keeps the learning-rate schedule of one run.
+    start : int
+        Ids of the first epoch trained already (a run resumed mid-epoch, see :func:`iter_jobs`).
+    start_stats : sequence of float, optional
+        ``[loss, examples, kept, seen]`` of those ids, counted in the first epoch's result.
+    checkpoints : w2v.checkpoints.Checkpointer, optional
+        Asked after every job whether a checkpoint is due; one is saved at
+        the next job boundary (with threads, once the jobs handed out have
+        finished and the replicas merged).
 
     Returns
     -------
@@ -374,6 +268,10 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     replicas = make_replicas(encoded, syn0, syn1neg, tables, s, job_tokens)
     runner = _JobRunner(encoded, (syn0, syn1neg, syn1), tables, s, replicas, rng_states, progress,
                         position_offset, total_positions)
+    runner.start, runner.checkpoints = start, checkpoints
+    if start_stats is not None:
+        runner.stats[0, 0, :4] += np.asarray(start_stats, np.float64)
+        runner.epoch_ids[0] = start
     with KernelWatch(on_compile=None if progress is None else lambda: progress.message(COMPILING)):
         load_seconds = load_kernel(runner.args)   # outside the training time (see load_kernel)
     stop_event = stop_event or threading.Event()
@@ -411,6 +309,9 @@ class _JobRunner:
         self.epoch_ids = np.zeros(s.epochs, np.int64)    # ids trained in each epoch (complete at `length`)
         self.reported = 0                                # epochs whose end has been reported
         self.lock = threading.Lock()
+        self.start = 0            # ids of the first epoch trained before this call
+        self.checkpoints = None   # a w2v.checkpoints.Checkpointer
+        self.fed = 0              # ids handed to the workers
 
     def run_job(self, wid, job):
         epoch, pos, ids = job
@@ -450,11 +351,31 @@ class _JobRunner:
 
     def run_in_order(self, job_tokens, stop_event):
         """One thread: the jobs in order in the calling thread (bit-for-bit reproducible)."""
-        for job in iter_jobs(self.encoded, self.epochs, job_tokens, self.settings.max_sentence_length):
+        for job in iter_jobs(self.encoded, self.epochs, job_tokens, self.settings.max_sentence_length,
+                             start=self.start):
             if stop_event.is_set():
                 raise KeyboardInterrupt
             self.run_job(0, job)
             self.report()
+            self.maybe_checkpoint(job)
+
+    def maybe_checkpoint(self, job, settle=None):
+        """A mid-epoch checkpoint after ``job``, the last job handed out, when one is due.
+
+        ``settle()`` first waits for the jobs in flight and merges the replicas (threads).
+        """
+        cp = self.checkpoints
+        epoch, pos, ids = job
+        position = pos + ids.size
+        if cp is None or position >= self.length or not cp.due(self.done if settle is None else self.fed):
+            return
+        if settle is not None:
+            settle()
+        with self.lock:
+            stats = self.stats[:, epoch, :4].sum(axis=0)
+        run_ids = self.position_offset + epoch * self.length + position
+        cp.save_mid(self.done, int(self.position_offset // max(1, self.length)) + epoch, position,
+                    run_ids / self.total, mode="jobs", epoch_stats=[float(x) for x in stats])
 
     def run_threads(self, job_tokens, stop_event):
         """Several threads: a pool of workers takes the jobs from a bounded queue."""
@@ -468,7 +389,7 @@ class _JobRunner:
             t.start()
         try:
             for job in iter_jobs(self.encoded, self.epochs, job_tokens, self.settings.max_sentence_length,
-                                 threads):
+                                 threads, start=self.start):
                 while True:
                     if stop_event.is_set():
                         raise KeyboardInterrupt
@@ -477,7 +398,9 @@ class _JobRunner:
                         break
                     except queue.Full:
                         self.report()
+                self.fed += job[2].size
                 self.report()
+                self.maybe_checkpoint(job, lambda: self._settle(stop_event, errors))
         except BaseException:
             stop_event.set()
             raise
@@ -485,6 +408,18 @@ class _JobRunner:
             self._stop_pool(pool, jobs, stop_event)
         if errors:
             raise errors[0]
+
+    def _settle(self, stop_event, errors):
+        # every job handed out trained, the replicas' changes in the shared rows (the workers wait)
+        while True:
+            with self.lock:
+                if self.done >= self.fed:
+                    break
+            if stop_event.is_set() or errors:
+                raise KeyboardInterrupt if not errors else errors[0]
+            time.sleep(0.001)
+        for replica in self.replicas.values():
+            replica.merge()
 
     def _work(self, wid, jobs, stop_event, errors):
         try:
@@ -525,14 +460,15 @@ def _drain(q):
         pass
 
 
-def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
+def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None, checkpoints=None):
     """Run (or continue) a training run over the model's encoded corpus on the CPU.
 
     A new run trains ``settings.epochs`` epochs with the learning rate
     decaying from ``alpha`` to ``min_alpha`` over them.  If the model holds
     an unfinished run (``model.run_state``, e.g. from a checkpoint) over a
     corpus of the same encoded length, the remaining epochs run with the
-    original schedule and random states instead (see :func:`w2v.run.begin_run`).
+    original schedule and random states instead (see :func:`w2v.run.begin_run`),
+    from the job where a checkpoint saved mid-epoch stopped.
 
     Without ``on_epoch_end`` the epochs run in one job stream
     (:func:`train_epochs`).  With it, each epoch is one call of
@@ -541,6 +477,8 @@ def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
     (``model.run_state["epochs_done"]`` is then ``e + 1``), and the
     learning rate of every sentence is exactly the one of the single stream
     (with ``threads=1`` the vectors are bit-for-bit the same).
+    ``checkpoints`` (a :class:`w2v.checkpoints.Checkpointer`) saves
+    checkpoints between jobs as well.
 
     Returns
     -------
@@ -548,14 +486,16 @@ def run_epochs(model, progress=None, stop_event=None, on_epoch_end=None):
     """
     s = model.settings
     enc = model.encoded_corpus
-    first = begin_run(model, enc.length, enc.n_words)
+    first = begin_run(model, enc.length, enc.n_words, fingerprint=corpus_fingerprint(enc), mode="jobs")
+    start_stats = (model.run_state or {}).get("epoch_stats")
     rng = continued_states(model.rng_states, s.threads, s.seed)
     model.set_rng_states(rng)
-    show_remaining(progress, first, s.epochs, enc.length)
+    show_remaining(progress, first, s.epochs, enc.length, run_position(model))
 
-    def train_span(sub, shown, offset, total):
+    def train_span(sub, shown, offset, total, start=0):
         return train_epochs(enc, model.syn0, model.syn1neg, model.syn1, model.tables, sub,
                             progress=shown, stop_event=stop_event, rng_states=rng,
-                            position_offset=offset, total_positions=total)
+                            position_offset=offset, total_positions=total, start=start,
+                            start_stats=start_stats if start else None, checkpoints=checkpoints)
 
     return train_spans(model, first, train_span, progress, on_epoch_end)

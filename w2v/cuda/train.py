@@ -88,7 +88,7 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
         ``seg_max``, ``atomics``, ``max_registers``.
     """
     require_cuda()
-    from ..train import check_kernel_inputs
+    from ..kernelcalls import check_kernel_inputs
     check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, encoded.vocab_size)
     with _simulator_settings():
         training = DeviceTraining(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,

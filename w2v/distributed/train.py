@@ -150,7 +150,7 @@ class _DaskRun:
 
     def start(self, round_words, merge, round_hook):
         """Record the run in the model (or continue its checkpoint's), plan the rounds, send the weights."""
-        from ..train import check_kernel_inputs, kernel_params
+        from ..kernelcalls import check_kernel_inputs, kernel_params
 
         model, s, sharded = self.model, self.settings, self.sharded
         length = sharded.length

@@ -92,7 +92,7 @@ def train_slice(tokens, work, setup, sched, threads):
     """Hogwild over ``tokens`` with ``threads`` threads; returns ``[loss, examples, kept, seen]``."""
     from ..kernels.cpu import train_tokens
     from ..run import seed_states
-    from ..train import kernel_args
+    from ..kernelcalls import kernel_args
 
     t = setup["tables"]
     p = setup["params"]
@@ -221,7 +221,7 @@ def start_kernel_load_task(settings):
     Run by ``client.run`` on every worker while the shards are scanned (as the
     single-process trainer loads its kernel while it reads the corpus).
     """
-    from ..train import start_kernel_load
+    from ..kernelcalls import start_kernel_load
     start_kernel_load(settings, then=lambda: load_round_kernels(settings.dim))
     return True
 

@@ -1,0 +1,127 @@
+"""Deterministic mode (w2v.lanes): the same file at any thread count, for the same seed and lanes."""
+import hashlib
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from w2v.errors import ParameterError
+from w2v.lanes import LanePlan, run_key
+from w2v.model import Word2Vec
+from w2v_cli.main import main
+
+
+def train_cli(corpus, out, *extra):
+    res = CliRunner().invoke(main, ["train", str(corpus), "-o", str(out), "--dim", "24", "--epochs", "2",
+                                    "--min-count", "3", "--seed", "5", "-q", *extra])
+    assert res.exit_code == 0, res.output
+    return hashlib.sha256(out.read_bytes()).hexdigest()
+
+
+def test_same_file_at_any_thread_count(small_corpus, tmp_path):
+    digests = {t: train_cli(small_corpus, tmp_path / f"v{t}.bin", "--deterministic", "--threads", str(t))
+               for t in (1, 2, 4)}
+    assert len(set(digests.values())) == 1, digests
+    # another seed, or other lanes, give other vectors (the file does depend on them)
+    other_lanes = train_cli(small_corpus, tmp_path / "l.bin", "--deterministic", "--lanes", "3", "--threads", "2")
+    assert other_lanes != digests[1]
+
+
+def test_bundled_corpus_same_file(tmp_path):
+    """The bundled corpus (the demo run's), deterministic at 1, 2 and 4 threads."""
+    from tests.conftest import BUNDLED
+
+    digests = {t: train_cli(BUNDLED, tmp_path / f"b{t}.bin", "--deterministic", "--threads", str(t),
+                            "--epochs", "1", "--lanes", "8")
+               for t in (1, 2, 4)}
+    assert len(set(digests.values())) == 1, digests
+
+
+def test_api_records_mode_and_trains_well(small_corpus, tmp_path):
+    m = Word2Vec(dim=24, epochs=2, min_count=3, seed=5, threads=2, deterministic=True, lanes=4)
+    m.train(str(small_corpus))
+    assert m.last_train.details["deterministic"] and m.last_train.details["lanes"] == 4
+    assert m.rng_states.shape == (1, 1)
+    assert np.isfinite(m.syn0).all() and m.last_train.epoch_loss[1] < m.last_train.epoch_loss[0]
+    m.save(tmp_path / "model")
+    back = Word2Vec.load(tmp_path / "model")
+    assert back.settings.deterministic and back.settings.lanes == 4 and back.settings.seed == 5
+    assert np.array_equal(back.syn0, m.syn0)
+
+
+def test_hogwild_stays_the_default(small_corpus):
+    m = Word2Vec(dim=16, epochs=1, min_count=3, seed=5, threads=1)
+    assert not m.settings.deterministic
+    m.train(str(small_corpus))
+    assert "deterministic" not in (m.last_train.details or {})
+
+
+@pytest.mark.parametrize("kwargs, text", [({"lanes": 0}, "lanes"), ({"lanes": 5000}, "lanes"),
+                                          ({"round_words": 0}, "round_words"),
+                                          ({"deterministic": "yes"}, "deterministic")])
+def test_bad_settings(kwargs, text):
+    with pytest.raises(ParameterError, match=text):
+        Word2Vec(**kwargs)
+
+
+@pytest.mark.parametrize("args, text", [(["--lanes", "4"], "--lanes needs --deterministic"),
+                                        (["--deterministic", "--dask-workers", "2"], "one machine"),
+                                        (["--deterministic", "--lanes", "0"], "lanes")])
+def test_cli_refuses(small_corpus, tmp_path, args, text):
+    res = CliRunner().invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "-q", *args])
+    assert res.exit_code != 0 and text in res.output and "Traceback" not in res.output, res.output
+
+
+def test_lane_plan_covers_the_stream():
+    plan = LanePlan(1000, 7, 30)
+    seen = np.zeros(1000, int)
+    for r in range(plan.rounds):
+        for a, b in plan.slices(r):
+            seen[a:b] += 1
+    assert (seen == 1).all()
+    assert plan.position(plan.rounds) == 1000 and plan.round_at(plan.position(2)) == 2
+    with pytest.raises(ParameterError):
+        plan.round_at(1)
+
+
+def test_run_key():
+    a = run_key(None, 5, True)
+    assert a.shape == (1, 1) and np.array_equal(a, run_key(None, 5, True))
+    assert np.array_equal(run_key(a, 5, False), a)       # resumed: the same key
+    assert not np.array_equal(run_key(a, 5, True), a)    # a new run on a trained model: a new key
+
+
+def test_report_info_and_progress_say_how_to_reproduce(small_corpus, tmp_path):
+    import json
+
+    import w2v
+
+    ck, rep = tmp_path / "ck", tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--dim", "16",
+                                    "--epochs", "2", "--min-count", "3", "--seed", "6", "--deterministic",
+                                    "--lanes", "4", "--checkpoint", str(ck), "--checkpoint-words", "50000",
+                                    "--report-json", str(rep)])
+    assert res.exit_code == 0, res.output
+    assert "deterministic 4 lanes seed 6" in res.output and "checkpoint " in res.output
+    r = json.loads(rep.read_text(encoding="utf-8"))["reproducibility"]
+    assert r["deterministic"] and r["lanes"] == 4 and r["seed"] == 6 and r["w2v_version"] == w2v.__version__
+    assert r["last_checkpoint"]["path"] == str(ck) and r["last_checkpoint"]["at_epoch_end"]
+    assert len(r["corpus_fingerprint"]["hash"]) == 32
+    info = CliRunner().invoke(main, ["info", str(ck)])
+    assert info.exit_code == 0, info.output
+    assert f"w2v version: {w2v.__version__}" in info.output
+    assert "reproduce:   deterministic, 4 lanes" in info.output and "seed 6" in info.output
+    assert f"fingerprint {r['corpus_fingerprint']['hash']}" in info.output
+    assert "run:         2 of 2 epochs done" in info.output
+
+
+def test_same_vectors_when_the_corpus_is_on_disk(small_corpus):
+    """A corpus beyond the memory budget is read from its temporary file, by the calling thread."""
+    out = []
+    for threads in (1, 4):
+        m = Word2Vec(dim=16, epochs=1, min_count=3, seed=2, threads=threads, deterministic=True, lanes=8,
+                     memory_budget=0)
+        m.train(str(small_corpus))
+        assert m.encoded_corpus.on_disk
+        out.append(m.syn0.copy())
+    assert np.array_equal(out[0], out[1])

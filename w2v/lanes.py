@@ -1,0 +1,408 @@
+"""Deterministic training: lanes, rounds and a fixed merge, the same vectors at any thread count.
+
+``Word2Vec(deterministic=True)`` (``w2v train --deterministic``) trains so that
+the same seed gives bit-identical vectors with 1, 2 or 16 threads, or on a
+Dask cluster (:mod:`w2v.distributed`), whatever the timing:
+
+* **Lanes.** The encoded corpus is split into ``lanes`` contiguous pieces
+  (8 by default), a number that does not depend on the thread count.
+* **Rounds.** In each round every lane trains its next ``round_words`` ids
+  (:data:`DEFAULT_ROUND_WORDS` by default) with the unchanged training kernel
+  (:func:`w2v.kernels.cpu.train_tokens`), on a private copy of the weights
+  as they were at the round's start, with a random state of its own
+  (:func:`lane_state`: a function of the run's key, the epoch, the round and
+  the lane).  The learning rate is the run's at the round's place in it.
+* **Merge.** The rows a lane changed (found by replaying its random draws,
+  :func:`w2v.kernels.lanes.lane_pushes`) are summed over the lanes in fixed
+  point, so the sums do not depend on which lane finished first.  At the
+  round's end each row gets the sum of the lanes' changes times
+  ``(1 - exp(-g n)) / (g n)``, ``n`` being the gradient steps the row took
+  in the round and ``g = SATURATION[matrix] * alpha`` (see :data:`SATURATION`).
+  A row few steps moved gets the sum (what one process would apply: no
+  update is lost to an average, as with Spark MLlib's), a row that many
+  steps drove to where its examples hold it gets about their mean (the
+  lanes' changes do not pile up, as plain sums do).
+
+The threads only choose which lane to run next.  The price: every thread
+keeps a copy of the weights, the round's sums take twice their size, and
+the lanes of a round do not see each other's changes until it ends.
+"""
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .errors import ParameterError, W2VError
+from .fingerprint import corpus_fingerprint
+from .kernelcalls import check_kernel_inputs, kernel_args, load_kernel
+from .kernels.cpu import train_tokens
+from .kernels.lanes import accumulate, apply_round, copy_rows, lane_pushes, take_lane
+from .progress import COMPILING, KernelWatch
+from .settings import DEFAULT_ROUND_WORDS, Settings
+from .run import RunResult, begin_run, run_position, run_totals, seed_states, show_remaining, train_spans
+
+__all__ = ["DEFAULT_LANES", "DEFAULT_ROUND_WORDS", "SATURATION", "LanePlan", "LaneCopy", "RoundSums",
+           "lane_state", "run_key", "train_lanes", "run_deterministic"]
+
+DEFAULT_LANES = Settings.lanes
+#: per matrix (syn0, syn1neg, syn1), g / alpha of the merge: how much of the way to where its examples
+#: hold it one gradient step takes a row.  Fitted to sequential training of the rounds' lanes one
+#: after the other (17M-token wiki slice, skip-gram, 64 lanes of 2,048 ids, at 3%, 18% and 53% of an
+#: epoch): syn0 0.035-0.06, syn1neg 0.14-0.24.
+SATURATION = (0.04, 0.16, 0.16)
+#: the merge rule: "saturation" (above), or "mean": lanes train at ``lanes`` times the learning rate and
+#: each row gets the mean of the lanes' changes (w2v.distributed's rule, for comparison)
+MERGE = "saturation"
+
+
+def round_words_of(settings):
+    """The ids each lane trains per round: ``settings.round_words`` or :data:`DEFAULT_ROUND_WORDS`."""
+    return settings.round_words or DEFAULT_ROUND_WORDS
+
+
+class LanePlan:
+    """The lanes of a stream of ``length`` ids and their rounds of ``round_words`` ids.
+
+    Lane ``k`` holds ids ``[length k / L, length (k + 1) / L)``; in round
+    ``r`` of an epoch it trains ids ``[r w, (r + 1) w)`` of its own (fewer in
+    its last round).  An epoch has ``rounds`` rounds.
+    """
+
+    def __init__(self, length, lanes, round_words):
+        self.length = int(length)
+        self.lanes = int(lanes)
+        self.round_words = int(round_words)
+        self.bounds = [(self.length * k // self.lanes, self.length * (k + 1) // self.lanes)
+                       for k in range(self.lanes)]
+        self.sizes = [b - a for a, b in self.bounds]
+        self.rounds = max(1, -(-max(self.sizes) // self.round_words))
+
+    def slices(self, r):
+        """Per lane, the ``(start, stop)`` of the stream it trains in round ``r`` (empty once it is done)."""
+        w = self.round_words
+        return [(min(b, a + r * w), min(b, a + (r + 1) * w)) for a, b in self.bounds]
+
+    def position(self, r):
+        """Ids of an epoch the lanes have trained before round ``r``."""
+        w = self.round_words
+        return sum(min(n, r * w) for n in self.sizes)
+
+    def round_at(self, position):
+        """The round that starts ``position`` ids into an epoch.
+
+        Raises
+        ------
+        ParameterError
+            No round starts there (a checkpoint of another plan).
+        """
+        for r in range(self.rounds + 1):
+            if self.position(r) == position:
+                return r
+        raise ParameterError(f"no round of {self.lanes} lanes of {self.round_words} ids starts {position:,} ids "
+                             f"into an epoch of {self.length:,}")
+
+
+def run_key(saved, seed, new_run):
+    """The run's random key (uint64, shape (1, 1)), from which every lane's state derives.
+
+    A resumed run keeps its saved key; a new run on a fresh model takes
+    ``seed``'s, and one on a model trained before derives a new key from
+    the saved states, so that its draws do not repeat the earlier run's.
+    """
+    if saved is None:
+        return seed_states(seed, 1)
+    saved = np.asarray(saved, np.uint64)
+    if not new_run and saved.shape == (1, 1):
+        return np.array(saved, copy=True)
+    return seed_states(int(np.bitwise_xor.reduce(saved.ravel())) ^ 0x5DEECE66D, 1)
+
+
+def lane_state(key, epoch, r, lane):
+    """The random state lane ``lane`` starts round ``r`` of ``epoch`` from (a uint64)."""
+    k = int(np.asarray(key).ravel()[0])
+    ss = np.random.SeedSequence([k & 0xFFFFFFFF, k >> 32, int(epoch), int(r), int(lane)])
+    return ss.generate_state(1, np.uint64)[0]
+
+
+def lane_positions(done, round_total, size, total):
+    """``(pos0, total)`` of the kernel for a lane training ``size`` of a round's ``round_total`` ids.
+
+    The round starts ``done`` ids into a run of ``total``; scaling both by
+    ``size / round_total`` makes the learning rate fall along the lane as
+    it falls along the whole round (as :mod:`w2v.distributed` does).
+    """
+    return done * size // round_total, max(1, total * size // round_total)
+
+
+class LaneCopy:
+    """A thread's private copy of the weights and the scratch of the lanes it trains."""
+
+    def __init__(self, weights, tables, settings):
+        self.work = [np.array(w, copy=True) for w in weights]
+        self.tables = tables
+        self.settings = settings
+        v = max(w.shape[0] for w in weights)
+        self.pushes = np.zeros((3, v), np.int32)
+        self.rows = np.empty((3, v), np.int32)
+        self.nrows = np.zeros(3, np.int64)
+        self.args = kernel_args(settings, *self.work, tables, lr_scale=settings.lanes if MERGE == "mean" else 1.0)
+        self.version = 0   # rounds whose merge this copy holds
+
+    def train(self, tokens, state, pos0, total, stats):
+        """Train one lane's round on the copy; return its changes per matrix ``(idx, deltas, counts, m)``.
+
+        The copy is restored to the round's weights (``base``) as they are taken.
+        """
+        s, t = self.settings, self.tables
+        end = lane_pushes(tokens, t.keep_threshold, t.noise_table, t.hs_points, t.hs_lengths, s.sg,
+                          s.sg and s.exact, s.window, s.negative, s.hs, s.max_sentence_length, np.uint64(state),
+                          self.pushes, self.rows, self.nrows)
+        rng = np.array([state], np.uint64)
+        train_tokens(tokens, pos0, total, *self.args, rng, stats)
+        if rng[0] != end:
+            raise W2VError("deterministic mode: the lanes' replay of the kernel's random draws went wrong "
+                           "(an internal error; please report it)")
+        return rng[0]
+
+    def take(self, base):
+        """The changes of the lane just trained, per matrix ``(idx, deltas, counts, m)``; the copy restored."""
+        out = []
+        for m, (w, b) in enumerate(zip(self.work, base)):
+            n = int(self.nrows[m])
+            idx = np.empty(n, np.int32)
+            deltas = np.empty((n, w.shape[1]), np.float32)
+            counts = np.empty(n, np.int64)
+            k = take_lane(w, b, self.rows[m], n, self.pushes[m], idx, deltas, counts) if n else 0
+            out.append((idx, deltas, counts, k))
+        return out
+
+    def sync(self, shared, unions):
+        """Copy the rows the last merge changed (``unions``: per matrix ``(rows, n)``) from ``shared``."""
+        for w, src, (rows, n) in zip(self.work, shared, unions):
+            if n:
+                copy_rows(w, src, rows, n)
+
+
+class RoundSums:
+    """The fixed-point sums of a round's changes, merged into the weights at the round's end."""
+
+    def __init__(self, weights, lanes=1):
+        self.lanes = lanes
+        self.acc = [np.zeros(w.shape, np.int64) for w in weights]
+        self.pushes = [np.zeros(w.shape[0], np.int64) for w in weights]
+        self.union = [np.empty(w.shape[0], np.int32) for w in weights]
+        self.nu = [0] * len(weights)
+        self.locks = [threading.Lock() for _ in weights]   # one per matrix: two lanes add to two at once
+
+    def add(self, changes):
+        """Add one lane's changes (:meth:`LaneCopy.take`); any order gives the same sums."""
+        for m, (idx, deltas, counts, k) in enumerate(changes):
+            if k:
+                with self.locks[m]:
+                    nu = accumulate(self.acc[m], self.pushes[m], self.union[m], self.nu[m], idx, deltas, counts, k)
+                    if nu < 0:
+                        raise W2VError("deterministic training diverged: a lane changed a weight by 4096 or "
+                                       "more in one round (lower alpha or round_words)")
+                    self.nu[m] = nu
+
+    def apply(self, weights, alpha):
+        """Merge the round into ``weights`` (at learning rate ``alpha``); return the rows changed per matrix."""
+        unions = []
+        for m, w in enumerate(weights):
+            nu = self.nu[m]
+            if nu:
+                gamma, scale = (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0)
+                apply_round(w, self.acc[m], self.pushes[m], self.union[m], nu, gamma, scale)
+            unions.append((self.union[m][:nu].copy(), nu))
+            self.nu[m] = 0
+        return unions
+
+
+class _LaneRun:
+    """The rounds of one :func:`train_lanes` call: lanes taken by a pool of threads, merged at each round's end."""
+
+    def __init__(self, encoded, weights, tables, settings, plan, key, schedule):
+        self.encoded = encoded
+        self.weights = list(weights)
+        self.tables = tables
+        self.settings = settings
+        self.plan = plan
+        self.key = key
+        self.epoch0, self.first_round, self.total = schedule
+        self.sums = RoundSums(self.weights, plan.lanes)
+        # a copy of the weights per thread that can work: no more than the lanes of a round
+        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(max(1, min(settings.threads,
+                                                                                          plan.lanes)))]
+        self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
+        self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None
+
+    def tokens(self, a, b):
+        """Ids ``[a, b)`` of the stream (checked against the vocabulary)."""
+        if self.ids is not None:
+            return self.ids[a:b]
+        ids = self.encoded.stream.read(a, b - a)
+        if ids.size and (int(ids.min()) < -1 or int(ids.max()) >= self.encoded.vocab_size):
+            raise W2VError("encoded corpus holds an id outside the vocabulary")
+        return ids
+
+    def lane_jobs(self, e, r):
+        """The round's lanes that train: ``(lane, start, stop, state, pos0, total)``; and the round's first id."""
+        plan = self.plan
+        slices = plan.slices(r)
+        round_total = max(1, sum(b - a for a, b in slices))
+        done = (self.epoch0 + e) * plan.length + plan.position(r)
+        jobs = []
+        for k, (a, b) in enumerate(slices):
+            if b > a:
+                pos0, total = lane_positions(done, round_total, b - a, self.total)
+                jobs.append((k, a, b, lane_state(self.key, self.epoch0 + e, r, k), pos0, total))
+        return jobs, done
+
+    def run_round(self, e, r, pool):
+        """Train round ``r`` of epoch ``e`` (of this call) and merge it; return the ids it trained."""
+        jobs, done = self.lane_jobs(e, r)
+        # the ids are read here, in order: the threads never share the temporary file of an on-disk stream
+        jobs = [(job, self.tokens(job[1], job[2])) for job in jobs]
+        if pool is None:
+            for job, ids in jobs:
+                self.train_lane(self.copies[0], job, ids, e)
+        else:
+            free = queue.SimpleQueue()
+            for c in self.copies:
+                free.put(c)
+
+            def one(job, ids):
+                copy = free.get()
+                try:
+                    self.train_lane(copy, job, ids, e)
+                finally:
+                    free.put(copy)
+
+            for f in [pool.submit(one, job, ids) for job, ids in jobs]:
+                f.result()
+        s = self.settings
+        alpha = max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, done / self.total))
+        unions = self.sums.apply(self.weights, alpha)
+        if pool is None:
+            self.copies[0].sync(self.weights, unions)
+        else:   # each copy on a thread of its own (copy_rows releases the GIL)
+            for f in [pool.submit(copy.sync, self.weights, unions) for copy in self.copies]:
+                f.result()
+        return sum(ids.size for _, ids in jobs)
+
+    def checkpoint(self, checkpoints, done, e, r):
+        """Save a checkpoint before round ``r`` of epoch ``e`` (of this call)."""
+        position = self.plan.position(r)
+        fraction = ((self.epoch0 + e) * self.plan.length + position) / self.total
+        checkpoints.save_mid(done, self.epoch0 + e, position, fraction, mode="lanes",
+                             epoch_stats=[float(x) for x in self.stats[e].sum(axis=0)], round=r,
+                             lanes=self.plan.lanes, round_words=self.plan.round_words)
+
+    def train_lane(self, copy, job, ids, e):
+        """Train one lane (its ``ids``) on ``copy``; add its changes to the round's sums."""
+        k, a, b, state, pos0, total = job
+        stats = np.zeros(8, np.float64)
+        copy.train(ids, state, pos0, total, stats)
+        self.sums.add(copy.take(self.weights))
+        self.stats[e, k] += stats[:4]
+
+
+def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_event=None, position_offset=0,
+                total_positions=None, start=0, checkpoints=None, start_stats=None):
+    """Train ``settings.epochs`` epochs in deterministic mode, updating ``weights`` in place.
+
+    Parameters
+    ----------
+    encoded : w2v.encoded.EncodedCorpus
+    weights : tuple of numpy.ndarray
+        ``(syn0, syn1neg, syn1)``.
+    tables : w2v.sampling.Tables
+    settings : w2v.settings.Settings
+        ``lanes``, ``round_words`` and ``threads`` (who trains the lanes: no effect on the result).
+    key : numpy.ndarray
+        The run's random key (:func:`run_key`).
+    progress, stop_event, position_offset, total_positions :
+        As :func:`w2v.train.train_epochs`; ``position_offset`` is a multiple of the stream's length.
+    start : int
+        Ids of the first epoch trained already: where a round starts (:meth:`LanePlan.round_at`).
+    checkpoints : w2v.checkpoints.Checkpointer, optional
+        Asked after every round whether a checkpoint is due.
+    start_stats : sequence of float, optional
+        ``[loss, examples, kept, seen]`` of the ids trained before ``start``, counted in the first epoch.
+
+    Returns
+    -------
+    w2v.run.RunResult
+    """
+    s = settings
+    syn0, syn1neg, syn1 = weights
+    check_kernel_inputs(syn0, syn1neg, syn1, tables, s, syn0.shape[0])
+    length = encoded.length
+    plan = LanePlan(length, s.lanes, round_words_of(s))
+    total = total_positions or max(1, s.epochs * length)
+    run = _LaneRun(encoded, weights, tables, s, plan, key, (position_offset // max(1, length),
+                                                            plan.round_at(start) if start else 0, total))
+    with KernelWatch(on_compile=None if progress is None else lambda: progress.message(COMPILING)):
+        load_seconds = load_kernel(kernel_args(s, *run.copies[0].work, tables))
+        lane_pushes(np.zeros(0, np.int32), tables.keep_threshold, tables.noise_table, tables.hs_points,
+                    tables.hs_lengths, s.sg, s.sg and s.exact, s.window, s.negative, s.hs, s.max_sentence_length,
+                    np.uint64(0), run.copies[0].pushes, run.copies[0].rows, run.copies[0].nrows)
+    if start_stats is not None:
+        run.stats[0, 0] += np.asarray(start_stats, np.float64)
+    t0 = time.perf_counter()
+    done = 0
+    workers = len(run.copies)
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="w2v-lane") if workers > 1 else None
+    try:
+        for e in range(s.epochs):
+            for r in range(run.first_round if e == 0 else 0, plan.rounds):
+                if stop_event is not None and stop_event.is_set():
+                    raise KeyboardInterrupt
+                done += run.run_round(e, r, pool)
+                if checkpoints is not None and r + 1 < plan.rounds and checkpoints.due(done):
+                    run.checkpoint(checkpoints, done, e, r + 1)
+                if progress is not None:
+                    st = run.stats[e].sum(axis=0)
+                    progress.maybe_report(done, st[0], st[1], e)
+            if progress is not None:
+                st = run.stats[e].sum(axis=0)
+                progress.maybe_report(done, st[0], st[1], e, force=True)
+                progress.epoch_done(e, st[0], st[1])
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    seconds = time.perf_counter() - t0
+    return RunResult(**run_totals(run.stats.sum(axis=1), seconds), kernel_load_seconds=load_seconds,
+                     details={"deterministic": True, "lanes": plan.lanes, "round_words": plan.round_words})
+
+
+def run_deterministic(model, progress=None, stop_event=None, on_epoch_end=None, checkpoints=None):
+    """Run (or continue) a training run over the model's encoded corpus in deterministic mode.
+
+    As :func:`w2v.train.run_epochs` (same schedule, epochs and resume
+    rules), with lanes and rounds (:func:`train_lanes`): the same seed, lanes
+    and round size give the same vectors at any thread count.  The model's
+    random state is the run's key (shape (1, 1)).
+
+    Returns
+    -------
+    w2v.run.RunResult
+    """
+    s = model.settings
+    enc = model.encoded_corpus
+    first = begin_run(model, enc.length, enc.n_words, fingerprint=corpus_fingerprint(enc), mode="lanes")
+    resumed = bool(first or run_position(model))
+    key = run_key(model.rng_states, s.seed, new_run=not resumed)
+    model.set_rng_states(key)
+    show_remaining(progress, first, s.epochs, enc.length, run_position(model))
+
+    start_stats = (model.run_state or {}).get("epoch_stats")
+
+    def train_span(sub, shown, offset, total, start=0):
+        return train_lanes(enc, (model.syn0, model.syn1neg, model.syn1), model.tables, sub, key, progress=shown,
+                           stop_event=stop_event, position_offset=offset, total_positions=total, start=start,
+                           checkpoints=checkpoints, start_stats=start_stats if start else None)
+
+    return train_spans(model, first, train_span, progress, on_epoch_end)
