@@ -16,23 +16,12 @@ corpus; it is not a cryptographic hash.
 import numpy as np
 from numba import njit
 
+from .kernels.draws import splitmix64
+
 __all__ = ["Fingerprint", "fold_ids", "corpus_fingerprint"]
 
-_K1 = np.uint64(0x9E3779B97F4A7C15)
-_K2 = np.uint64(0xD1B54A32D192ED03)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
+_K2 = np.uint64(0xD1B54A32D192ED03)   # a second odd multiplier: the two halves hash x and x * _K2
 _S32 = np.uint64(32)
-
-
-@njit(cache=True, nogil=True)
-def _mix(z):
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
 
 
 @njit(cache=True, nogil=True)
@@ -47,8 +36,8 @@ def fold_ids(ids, first, acc):
         if w < 0:
             continue
         x = (np.uint64(w) << _S32) ^ np.uint64(j)
-        acc[0] += _mix(x + _K1)
-        acc[1] += _mix(x * _K2 + _K1)
+        acc[0] += splitmix64(x)[0]
+        acc[1] += splitmix64(x * _K2)[0]
         j += 1
     return j
 
