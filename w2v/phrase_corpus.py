@@ -218,6 +218,8 @@ def resolve_phrases(phrases):
 def phrase_scanned(scanned, phrases, threads=1, report=None):
     """The scanned corpus with phrases joined into its id stream (in place), for training.
 
+    On any error the id stream is closed before the error propagates.
+
     Parameters
     ----------
     scanned : w2v.corpus.ScannedCorpus
@@ -233,13 +235,17 @@ def phrase_scanned(scanned, phrases, threads=1, report=None):
         The corpus of the joined stream (its words and counts), and the phrases joined.
     """
     from .corpus import ScannedCorpus
-    how = resolve_phrases(phrases)
-    if how[0] == "learn":
-        frozen, words, counts, _ = learn_passes(scanned.stream, scanned.words, how[1], how[2], threads, report)
-    else:
-        frozen = how[1]
-        words, counts, _ = join_frozen(scanned.stream, scanned.words, frozen, report)
-    words, counts = renumber(scanned.stream, words, counts)
+    try:
+        how = resolve_phrases(phrases)
+        if how[0] == "learn":
+            frozen, words, counts, _ = learn_passes(scanned.stream, scanned.words, how[1], how[2], threads, report)
+        else:
+            frozen = how[1]
+            words, counts, _ = join_frozen(scanned.stream, scanned.words, frozen, report)
+        words, counts = renumber(scanned.stream, words, counts)
+    except BaseException:
+        scanned.stream.close()   # the id stream (maybe a temporary file) is not handed on
+        raise
     joined = ScannedCorpus(words, counts, scanned.stream, int(counts.sum()), scanned.n_sentences, scanned.files)
     return joined, frozen
 

@@ -180,7 +180,7 @@ def _fmt_seconds(s):
 
 
 def scan_with_progress(corpus, settings, quiet=True, stream=None,
-                       next_step="building the vocabulary and encoding the corpus", allow_binary=False, phrases=None):
+                       next_step="building the vocabulary and encoding the corpus", allow_binary=False):
     """Tokenize a corpus once (:func:`w2v.corpus.scan_corpus`) as ``settings`` say, reporting progress.
 
     Progress goes through :meth:`Progress.status` (redrawn in place on a
@@ -202,9 +202,6 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
         What follows the scan, for its last status.
     allow_binary : bool
         Read inputs that do not look like text (see :func:`w2v.corpus.scan_corpus`).
-    phrases : optional
-        Phrases to join into the corpus' ids once it is read (see
-        :func:`w2v.phrase_corpus.phrase_scanned`): ``scanned`` is then the joined corpus.
 
     Returns
     -------
@@ -233,13 +230,6 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
                           allow_binary=allow_binary)
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
-    if phrases is not None:
-        from .phrase_corpus import phrase_scanned
-        try:
-            scanned, _ = phrase_scanned(scanned, phrases, s.threads, None if quiet else reporter.message)
-        except BaseException:
-            scanned.stream.close()
-            raise
     return scanned, reporter, t0
 
 

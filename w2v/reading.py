@@ -90,19 +90,16 @@ class CorpusReading:
         if source.reads_files:
             stats = _file_stats(source.paths)
             scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, progress_stream, next_step,
-                                                       allow_binary, source.phrases)
+                                                       allow_binary)
+        else:
+            scanned, reporter, t0 = self._scan_iterable(source.iterable, quiet, progress_stream, next_step)
+        if source.phrases is not None:   # files and sentences alike: joined on the id stream
+            scanned, _ = phrase_scanned(scanned, source.phrases, s.threads, None if quiet else reporter.message)
+        if source.reads_files:
             source.n_sentences = line_sentences(scanned.stream, s.max_sentence_length)
             source.files = scanned.absolute_files
             source.file_stats = stats
         else:
-            scanned, reporter, t0 = self._scan_iterable(source.iterable, quiet, progress_stream, next_step)
-            if source.phrases is not None:
-                try:
-                    scanned, _ = phrase_scanned(scanned, source.phrases, s.threads,
-                                                None if quiet else reporter.message)
-                except BaseException:
-                    scanned.stream.close()
-                    raise
             source.n_sentences = scanned.n_sentences
             source.files = None
         source.n_tokens = scanned.n_tokens
