@@ -152,8 +152,7 @@ class GensimMethods:
         """
         if not self.settings.negative:
             raise ParameterError("predict_output_word needs the negative-sampling output layer (negative > 0)")
-        if self.vocab is None:
-            raise VocabularyError("model has no vocabulary yet")
+        self._require_vocab()
         wv = self.wv
         rows = [wv.get_index(w) for w in context_words_list if w in wv]
         if not rows:
