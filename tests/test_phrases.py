@@ -281,3 +281,38 @@ def test_bad_input_is_typed(tmp_path):
         Phrases([["a", ""]])
     m = Phrases([["a", "b"]] * 3, min_count=1, threshold=0.1)
     assert m[[]] == [] and m[["unknown", "words"]] == ["unknown", "words"]
+
+
+def test_blocks_ahead_yields_in_order_raises_the_producers_error_and_stops_its_thread():
+    import threading
+
+    from w2v.phrase_corpus import blocks_ahead
+
+    def ahead_threads():
+        return [t for t in threading.enumerate() if t.name == "w2v-phrases-ahead" and t.is_alive()]
+
+    assert list(blocks_ahead(iter(range(50)))) == list(range(50))
+
+    def failing():
+        yield 1
+        raise ValueError("bad block")
+
+    got = []
+    with pytest.raises(ValueError, match="bad block"):
+        for x in blocks_ahead(failing()):
+            got.append(x)
+    assert got == [1]
+    taken = []
+
+    def endless():
+        i = 0
+        while True:
+            taken.append(i)
+            yield i
+            i += 1
+
+    gen = blocks_ahead(endless(), depth=2)
+    assert [next(gen) for _ in range(3)] == [0, 1, 2]
+    gen.close()   # the writer stops early: the thread stops after the item it is on
+    assert not ahead_threads()
+    assert len(taken) <= 3 + 2 + 1

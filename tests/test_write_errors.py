@@ -77,3 +77,35 @@ def test_a_full_temporary_folder_names_the_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "TemporaryFile", read_only)
     with pytest.raises(CorpusError, match=f"temporary file in {tmp_path}: Read-only file system"):
         IdStream(memory_budget=0, tmpdir=str(tmp_path)).append(np.arange(4, dtype=np.int32))
+
+
+def test_flush_behind_writes_the_whole_file_syncing_while_it_is_written(tmp_path, monkeypatch):
+    import threading
+    import time
+
+    import w2v.atomic
+    synced = []
+    real = os.fdatasync
+    monkeypatch.setattr(w2v.atomic, "FLUSH_BEHIND_SECONDS", 0.01)
+    monkeypatch.setattr(os, "fdatasync", lambda fd: (synced.append(fd), real(fd)))
+    target = tmp_path / "big.txt"
+    with atomic_write(str(target), flush_behind=True) as fh:
+        for i in range(20):
+            fh.write(bytes([65 + i]) * 100_000)
+            fh.flush()
+            time.sleep(0.005)
+    assert target.read_bytes() == b"".join(bytes([65 + i]) * 100_000 for i in range(20))
+    assert synced, "nothing was synced while the file was written"
+    assert not [t for t in threading.enumerate() if t.name == "w2v-flush-behind"]
+
+
+def test_flush_behind_leaves_the_old_file_and_no_thread_when_the_writer_fails(tmp_path):
+    import threading
+    target = tmp_path / "v.txt"
+    target.write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_write(str(target), flush_behind=True) as fh:
+            fh.write(b"new" * 1000)
+            raise KeyboardInterrupt
+    assert target.read_bytes() == b"old" and os.listdir(tmp_path) == ["v.txt"]
+    assert not [t for t in threading.enumerate() if t.name == "w2v-flush-behind"]

@@ -57,7 +57,7 @@ def umask_mode(mode=0o666):
 
 
 @contextlib.contextmanager
-def atomic_write(path, mode="wb"):
+def atomic_write(path, mode="wb", flush_behind=False):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
 
     On any exception (``KeyboardInterrupt`` included) the temporary file is
@@ -70,6 +70,11 @@ def atomic_write(path, mode="wb"):
     ``/dev/stdout`` on a pipe) is written straight through, as a shell's
     ``>`` would: renaming over it would replace the device or pipe with a
     plain file (``-o /dev/null`` run as root did) and nobody would read it.
+
+    With ``flush_behind``, a thread of its own syncs what has been written so
+    far every :data:`FLUSH_BEHIND_SECONDS` while the caller writes, so the
+    final fsync has little left to wait for (for big files written while
+    other work computes).
     """
     path = os.fspath(path)
     if os.path.isdir(path):
@@ -83,7 +88,7 @@ def atomic_write(path, mode="wb"):
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
     try:
-        with os.fdopen(fd, mode) as fh:
+        with os.fdopen(fd, mode) as fh, _flushing_behind(fd if flush_behind else None):
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -96,6 +101,35 @@ def atomic_write(path, mode="wb"):
             raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
         raise
     fsync_dir(directory)    # the rename itself is durable once the directory is on disk
+
+
+#: how often :func:`atomic_write`'s ``flush_behind`` syncs the file being written
+FLUSH_BEHIND_SECONDS = 0.1
+
+
+@contextlib.contextmanager
+def _flushing_behind(fd):
+    """While the block runs, fdatasync ``fd`` every :data:`FLUSH_BEHIND_SECONDS` in a thread
+    (nothing for ``None``); its errors are left to the final fsync, which reports them."""
+    if fd is None:
+        yield
+        return
+    done = threading.Event()
+
+    def flush():
+        while not done.wait(FLUSH_BEHIND_SECONDS):
+            try:
+                os.fdatasync(fd)
+            except OSError:
+                return
+
+    worker = threading.Thread(target=flush, daemon=True, name="w2v-flush-behind")
+    worker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        worker.join()
 
 
 def fsync_dir(path):
