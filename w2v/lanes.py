@@ -27,7 +27,6 @@ The threads only choose which lane to run next.  The price: every thread
 keeps a copy of the weights, the round's sums take twice their size, and
 the lanes of a round do not see each other's changes until it ends.
 """
-import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,12 +37,12 @@ from .errors import ParameterError, W2VError
 from .fingerprint import corpus_fingerprint
 from .kernelcalls import check_kernel_inputs, kernel_args, load_kernel
 from .kernels.cpu import train_tokens
-from .kernels.lanes import accumulate, apply_round, copy_rows, lane_pushes, take_lane
+from .kernels.lanes import lane_pushes, merge_rows, order_changes, take_lane
 from .progress import COMPILING, KernelWatch
 from .settings import DEFAULT_ROUND_WORDS, Settings
 from .run import RunResult, begin_run, run_position, run_totals, seed_states, show_remaining, train_spans
 
-__all__ = ["DEFAULT_LANES", "DEFAULT_ROUND_WORDS", "SATURATION", "LanePlan", "LaneCopy", "RoundSums",
+__all__ = ["DEFAULT_LANES", "DEFAULT_ROUND_WORDS", "SATURATION", "LanePlan", "LaneCopy", "RoundChanges",
            "lane_state", "run_key", "train_lanes", "run_deterministic"]
 
 DEFAULT_LANES = Settings.lanes
@@ -139,16 +138,15 @@ def lane_positions(done, round_total, size, total):
 class LaneCopy:
     """A thread's private copy of the weights and the scratch of the lanes it trains."""
 
-    def __init__(self, weights, tables, settings):
-        self.work = [np.array(w, copy=True) for w in weights]
+    def __init__(self, work, tables, settings):
+        self.work = list(work)
         self.tables = tables
         self.settings = settings
-        v = max(w.shape[0] for w in weights)
+        v = max(w.shape[0] for w in self.work)
         self.pushes = np.zeros((3, v), np.int32)
         self.rows = np.empty((3, v), np.int32)
         self.nrows = np.zeros(3, np.int64)
         self.args = kernel_args(settings, *self.work, tables, lr_scale=settings.lanes if MERGE == "mean" else 1.0)
-        self.version = 0   # rounds whose merge this copy holds
 
     def train(self, tokens, state, pos0, total, stats):
         """Train one lane's round on the copy; return its changes per matrix ``(idx, deltas, counts, m)``.
@@ -166,58 +164,82 @@ class LaneCopy:
                            "(an internal error; please report it)")
         return rng[0]
 
-    def take(self, base):
-        """The changes of the lane just trained, per matrix ``(idx, deltas, counts, m)``; the copy restored."""
-        out = []
+    def take(self, base, changes, lane, restore=True):
+        """Move the changes of the lane just trained into ``changes`` (its slot ``lane``); restore the copy.
+
+        ``restore=False`` leaves the changed rows (the copy's last lane of the round: the merge overwrites them).
+        """
         for m, (w, b) in enumerate(zip(self.work, base)):
             n = int(self.nrows[m])
-            idx = np.empty(n, np.int32)
-            deltas = np.empty((n, w.shape[1]), np.float32)
-            counts = np.empty(n, np.int64)
-            k = take_lane(w, b, self.rows[m], n, self.pushes[m], idx, deltas, counts) if n else 0
-            out.append((idx, deltas, counts, k))
-        return out
-
-    def sync(self, shared, unions):
-        """Copy the rows the last merge changed (``unions``: per matrix ``(rows, n)``) from ``shared``."""
-        for w, src, (rows, n) in zip(self.work, shared, unions):
+            if n > changes.idx[m].shape[1]:
+                raise W2VError("deterministic mode: a lane listed more rows than a round can change "
+                               "(an internal error; please report it)")
             if n:
-                copy_rows(w, src, rows, n)
+                changes.n[m, lane] = take_lane(w, b, self.rows[m], n, self.pushes[m], changes.idx[m][lane],
+                                               changes.deltas[m][lane], changes.counts[m][lane], restore)
 
 
-class RoundSums:
-    """The fixed-point sums of a round's changes, merged into the weights at the round's end."""
+def lane_rows(settings, rows, round_words, hs_depth):
+    """Per matrix, the most rows one lane can change in a round of ``round_words`` ids (``rows``: each matrix's)."""
+    s = settings
+    per_id = 1 + s.negative * (2 * s.window if s.sg and s.exact else 1)   # a centre and its noise words
+    return [min(rows[0], round_words), min(rows[1], round_words * per_id) if s.negative else 0,
+            min(rows[2], round_words * hs_depth) if s.hs else 0]
 
-    def __init__(self, weights, lanes=1):
+
+class RoundChanges:
+    """The changes of a round's lanes, kept per lane and merged at the round's end in lane order.
+
+    Per matrix and lane: the rows changed, their changes (float32) and
+    pushes, in buffers of the most rows a lane can change (:func:`lane_rows`;
+    only the pages used are touched), reused round after round.  The merge
+    sums each row's changes in float64 in lane order: the order the lanes
+    finish in and the threads that merge change no bit.
+    """
+
+    def __init__(self, weights, copies, lanes, caps):
         self.lanes = lanes
-        self.acc = [np.zeros(w.shape, np.int64) for w in weights]
+        self.copies = [c.reshape(-1, c.shape[2]) for c in copies]   # per matrix, the copies stacked
+        self.n = np.zeros((len(weights), lanes), np.int64)
+        self.idx = [np.empty((lanes, c), np.int32) for c in caps]
+        self.counts = [np.empty((lanes, c), np.int32) for c in caps]
+        self.deltas = [np.empty((lanes, c, w.shape[1]), np.float32) for c, w in zip(caps, weights)]
+        self.refs = [np.empty(lanes * c, np.int64) for c in caps]
+        self.pos = [np.full(w.shape[0], -1, np.int32) for w in weights]
+        self.start = [np.zeros(w.shape[0] + 1, np.int64) for w in weights]
         self.pushes = [np.zeros(w.shape[0], np.int64) for w in weights]
         self.union = [np.empty(w.shape[0], np.int32) for w in weights]
-        self.nu = [0] * len(weights)
-        self.locks = [threading.Lock() for _ in weights]   # one per matrix: two lanes add to two at once
 
-    def add(self, changes):
-        """Add one lane's changes (:meth:`LaneCopy.take`); any order gives the same sums."""
-        for m, (idx, deltas, counts, k) in enumerate(changes):
-            if k:
-                with self.locks[m]:
-                    nu = accumulate(self.acc[m], self.pushes[m], self.union[m], self.nu[m], idx, deltas, counts, k)
-                    if nu < 0:
-                        raise W2VError("deterministic training diverged: a lane changed a weight by 4096 or "
-                                       "more in one round (lower alpha or round_words)")
-                    self.nu[m] = nu
+    def merge(self, weights, alpha, pool=None, parts=1):
+        """Merge the round into ``weights`` (at learning rate ``alpha``) and into every copy; start a new round.
 
-    def apply(self, weights, alpha):
-        """Merge the round into ``weights`` (at learning rate ``alpha``); return the rows changed per matrix."""
-        unions = []
-        for m, w in enumerate(weights):
-            nu = self.nu[m]
-            if nu:
+        The rows changed are split into ``parts`` ranges merged on ``pool``'s threads (no effect on the result).
+        """
+        spans = []
+        for m in range(len(weights)):
+            if self.n[m].any():
+                nu = order_changes(self.idx[m], self.counts[m], self.n[m], self.pushes[m], self.pos[m],
+                                   self.start[m], self.refs[m], self.union[m])
                 gamma, scale = (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0)
-                apply_round(w, self.acc[m], self.pushes[m], self.union[m], nu, gamma, scale)
-            unions.append((self.union[m][:nu].copy(), nu))
-            self.nu[m] = 0
-        return unions
+                spans += [(m, nu * p // parts, nu * (p + 1) // parts, gamma, scale) for p in range(parts)]
+        self.n[:] = 0
+
+        def part(span):
+            m, u0, u1, gamma, scale = span
+            if u1 > u0:
+                d = self.deltas[m]
+                if not merge_rows(weights[m], self.union[m], u0, u1, self.start[m], self.refs[m],
+                                  d.reshape(d.shape[0] * d.shape[1], d.shape[2]), self.pushes[m], self.pos[m],
+                                  gamma, scale, self.copies[m]):
+                    raise W2VError("deterministic training diverged: a round changed a weight by 4096 or "
+                                   "more (lower alpha or round_words)")
+
+        if pool is None:
+            for span in spans:
+                part(span)
+        else:   # the kernels release the GIL
+            for f in [pool.submit(part, span) for span in spans]:
+                f.result()
 
 
 class _LaneRun:
@@ -231,10 +253,15 @@ class _LaneRun:
         self.plan = plan
         self.key = key
         self.epoch0, self.first_round, self.total = schedule
-        self.sums = RoundSums(self.weights, plan.lanes)
-        # a copy of the weights per thread that can work: no more than the lanes of a round
-        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(max(1, min(settings.threads,
-                                                                                          plan.lanes)))]
+        # a copy of the weights per thread that can work (no more than the lanes of a round), in one block
+        # per matrix that the merge writes
+        workers = max(1, min(settings.threads, plan.lanes))
+        blocks = [np.empty((workers,) + w.shape, w.dtype) for w in self.weights]
+        for b, w in zip(blocks, self.weights):
+            b[:] = w
+        self.copies = [LaneCopy([b[c] for b in blocks], tables, settings) for c in range(workers)]
+        self.changes = RoundChanges(self.weights, blocks, plan.lanes, lane_rows(
+            settings, [w.shape[0] for w in self.weights], plan.round_words, tables.hs_points.shape[1]))
         self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
         self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None
 
@@ -265,31 +292,21 @@ class _LaneRun:
         jobs, done = self.lane_jobs(e, r)
         # the ids are read here, in order: the threads never share the temporary file of an on-disk stream
         jobs = [(job, self.tokens(job[1], job[2])) for job in jobs]
+        pending = iter(jobs)
+        lock = threading.Lock()
+
+        def next_job():
+            with lock:
+                return next(pending, None)
+
         if pool is None:
-            for job, ids in jobs:
-                self.train_lane(self.copies[0], job, ids, e)
-        else:
-            free = queue.SimpleQueue()
-            for c in self.copies:
-                free.put(c)
-
-            def one(job, ids):
-                copy = free.get()
-                try:
-                    self.train_lane(copy, job, ids, e)
-                finally:
-                    free.put(copy)
-
-            for f in [pool.submit(one, job, ids) for job, ids in jobs]:
+            self.train_lanes_on(self.copies[0], next_job, e)
+        else:   # one task per copy, each training lanes until none is left
+            for f in [pool.submit(self.train_lanes_on, c, next_job, e) for c in self.copies[:len(jobs)]]:
                 f.result()
         s = self.settings
         alpha = max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, done / self.total))
-        unions = self.sums.apply(self.weights, alpha)
-        if pool is None:
-            self.copies[0].sync(self.weights, unions)
-        else:   # each copy on a thread of its own (copy_rows releases the GIL)
-            for f in [pool.submit(copy.sync, self.weights, unions) for copy in self.copies]:
-                f.result()
+        self.changes.merge(self.weights, alpha, pool, len(self.copies))
         return sum(ids.size for _, ids in jobs)
 
     def checkpoint(self, checkpoints, done, e, r):
@@ -300,13 +317,17 @@ class _LaneRun:
                              epoch_stats=[float(x) for x in self.stats[e].sum(axis=0)], round=r,
                              lanes=self.plan.lanes, round_words=self.plan.round_words)
 
-    def train_lane(self, copy, job, ids, e):
-        """Train one lane (its ``ids``) on ``copy``; add its changes to the round's sums."""
-        k, a, b, state, pos0, total = job
-        stats = np.zeros(8, np.float64)
-        copy.train(ids, state, pos0, total, stats)
-        self.sums.add(copy.take(self.weights))
-        self.stats[e, k] += stats[:4]
+    def train_lanes_on(self, copy, next_job, e):
+        """Train lanes on ``copy`` while ``next_job()`` gives one; keep their changes for the round's merge."""
+        item = next_job()
+        while item is not None:
+            (k, a, b, state, pos0, total), ids = item
+            stats = np.zeros(8, np.float64)
+            copy.train(ids, state, pos0, total, stats)
+            item = next_job()
+            # the copy's last lane of the round keeps its changes in place: the merge overwrites those rows
+            copy.take(self.weights, self.changes, k, restore=item is not None)
+            self.stats[e, k] += stats[:4]
 
 
 def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_event=None, position_offset=0,
