@@ -138,7 +138,7 @@ def _round_of_changes(rng, weights, lanes, copies):
             changes.n[m, lane] = rows.size
             changes.idx[m][lane, :rows.size] = rows
             changes.counts[m][lane, :rows.size] = rng.integers(1, 50, rows.size)
-            changes.deltas[m][lane, :rows.size] = rng.normal(0, 0.01, (rows.size, w.shape[1]))
+            changes.lane_deltas(m, lane)[:rows.size] = rng.normal(0, 0.01, (rows.size, w.shape[1]))
     return changes
 
 
@@ -155,7 +155,7 @@ def test_round_merge_sums_each_row_in_lane_order_whatever_the_split():
     results = []
     for parts in (1, 2, 5):
         weights = [w.copy() for w in start]
-        copies = [np.repeat(w[None], 3, axis=0) for w in weights]
+        copies = [np.repeat(w[None], parts, axis=0) for w in weights]   # one part of the merge per copy
         changes = _round_of_changes(np.random.default_rng(8), weights, 6, copies)
         if parts == 1:
             expect = []
@@ -164,13 +164,13 @@ def test_round_merge_sums_each_row_in_lane_order_whatever_the_split():
                 for lane in range(6):
                     k = changes.n[m, lane]
                     for i, c, d in zip(changes.idx[m][lane, :k], changes.counts[m][lane, :k],
-                                       changes.deltas[m][lane, :k]):
+                                       changes.lane_deltas(m, lane)[:k]):
                         acc[i] += d.astype(np.float64)
                         pushes[i] += c
                 f = np.array([saturation_factor(SATURATION[m] * 0.02, p) for p in pushes])
                 expect.append(w + (acc * f[:, None]).astype(np.float32))
         with ThreadPoolExecutor(3) as pool:
-            changes.merge(weights, 0.02, pool if parts > 1 else None, parts)
+            changes.merge(weights, 0.02, pool if parts > 1 else None)
         for w, c, e in zip(weights, copies, expect):
             assert np.array_equal(w, e)
             assert all(np.array_equal(w, x) for x in c)
@@ -185,6 +185,6 @@ def test_round_merge_refuses_a_diverged_round():
     rng = np.random.default_rng(4)
     weights = [np.zeros((10, 4), np.float32), np.zeros((10, 4), np.float32)]
     changes = _round_of_changes(rng, weights, 2, [np.repeat(w[None], 1, axis=0) for w in weights])
-    changes.deltas[1][1, 0, 2] = np.nan
+    changes.lane_deltas(1, 1)[0, 2] = np.nan
     with pytest.raises(W2VError, match="diverged"):
         changes.merge(weights, 0.025)

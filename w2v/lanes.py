@@ -176,7 +176,7 @@ class LaneCopy:
                                "(an internal error; please report it)")
             if n:
                 changes.n[m, lane] = take_lane(w, b, self.rows[m], n, self.pushes[m], changes.idx[m][lane],
-                                               changes.deltas[m][lane], changes.counts[m][lane], restore)
+                                               changes.lane_deltas(m, lane), changes.counts[m][lane], restore)
 
 
 def lane_rows(settings, rows, round_words, hs_depth):
@@ -199,47 +199,50 @@ class RoundChanges:
 
     def __init__(self, weights, copies, lanes, caps):
         self.lanes = lanes
+        self.parts = parts = copies[0].shape[0]   # one part of the merge per copy (its thread)
         self.copies = [c.reshape(-1, c.shape[2]) for c in copies]   # per matrix, the copies stacked
         self.n = np.zeros((len(weights), lanes), np.int64)
         self.idx = [np.empty((lanes, c), np.int32) for c in caps]
         self.counts = [np.empty((lanes, c), np.int32) for c in caps]
-        self.deltas = [np.empty((lanes, c, w.shape[1]), np.float32) for c, w in zip(caps, weights)]
-        self.refs = [np.empty(lanes * c, np.int64) for c in caps]
+        self.deltas = [np.empty((lanes * c, w.shape[1]), np.float32) for c, w in zip(caps, weights)]
         self.pos = [np.full(w.shape[0], -1, np.int32) for w in weights]
-        self.start = [np.zeros(w.shape[0] + 1, np.int64) for w in weights]
         self.pushes = [np.zeros(w.shape[0], np.int64) for w in weights]
-        self.union = [np.empty(w.shape[0], np.int32) for w in weights]
+        # per part: the rows changed, where their changes start in refs, and refs
+        most = [min(w.shape[0], lanes * c) for c, w in zip(caps, weights)]
+        self.union = [np.empty((parts, u), np.int32) for u in most]
+        self.start = [np.zeros((parts, u + 1), np.int64) for u in most]
+        self.refs = [np.empty((parts, lanes * c), np.int64) for c in caps]
 
-    def merge(self, weights, alpha, pool=None, parts=1):
+    def lane_deltas(self, m, lane):
+        """Lane ``lane``'s buffer of changes of matrix ``m``."""
+        cap = self.idx[m].shape[1]
+        return self.deltas[m][lane * cap:(lane + 1) * cap]
+
+    def merge(self, weights, alpha, pool=None):
         """Merge the round into ``weights`` (at learning rate ``alpha``) and into every copy; start a new round.
 
-        The rows changed are split into ``parts`` ranges merged on ``pool``'s threads (no effect on the result).
+        The rows are split into one part per copy, merged on ``pool``'s threads (no effect on the result).
         """
-        spans = []
-        for m in range(len(weights)):
-            if self.n[m].any():
-                nu = order_changes(self.idx[m], self.counts[m], self.n[m], self.pushes[m], self.pos[m],
-                                   self.start[m], self.refs[m], self.union[m])
-                gamma, scale = (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0)
-                spans += [(m, nu * p // parts, nu * (p + 1) // parts, gamma, scale) for p in range(parts)]
-        self.n[:] = 0
+        active = [(m, (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0))
+                  for m in range(len(weights)) if self.n[m].any()]
 
-        def part(span):
-            m, u0, u1, gamma, scale = span
-            if u1 > u0:
-                d = self.deltas[m]
-                if not merge_rows(weights[m], self.union[m], u0, u1, self.start[m], self.refs[m],
-                                  d.reshape(d.shape[0] * d.shape[1], d.shape[2]), self.pushes[m], self.pos[m],
-                                  gamma, scale, self.copies[m]):
+        def part(p):
+            for m, (gamma, scale) in active:
+                union, start, refs = self.union[m][p], self.start[m][p], self.refs[m][p]
+                nu = order_changes(self.idx[m], self.counts[m], self.n[m], self.pushes[m], self.pos[m], start,
+                                   refs, union, p, self.parts)
+                if nu and not merge_rows(weights[m], union, 0, nu, start, refs, self.deltas[m], self.pushes[m],
+                                         self.pos[m], gamma, scale, self.copies[m]):
                     raise W2VError("deterministic training diverged: a round changed a weight by 4096 or "
                                    "more (lower alpha or round_words)")
 
         if pool is None:
-            for span in spans:
-                part(span)
+            for p in range(self.parts):
+                part(p)
         else:   # the kernels release the GIL
-            for f in [pool.submit(part, span) for span in spans]:
+            for f in [pool.submit(part, p) for p in range(self.parts)]:
                 f.result()
+        self.n[:] = 0
 
 
 class _LaneRun:
@@ -306,7 +309,7 @@ class _LaneRun:
                 f.result()
         s = self.settings
         alpha = max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, done / self.total))
-        self.changes.merge(self.weights, alpha, pool, len(self.copies))
+        self.changes.merge(self.weights, alpha, pool)
         return sum(ids.size for _, ids in jobs)
 
     def checkpoint(self, checkpoints, done, e, r):

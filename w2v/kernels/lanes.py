@@ -15,11 +15,11 @@ scanning whole matrices:
 * :func:`take_lane` copies the changes of those rows out of the private copy
   (``work - base``) into the lane's own buffers, kept until the round's end,
   and restores them, so the copy serves the next lane.
-* At the round's end :func:`order_changes` lists each changed row's changes
-  in lane order (serial, no weights touched), and :func:`merge_rows` sums
-  them per row in float64 in that order, applies the merge rule
-  (:func:`saturation_factor`) and copies the row into every private copy,
-  in one pass over the row.  Threads split the changed rows between them.  A
+* At the round's end the threads split the rows between them
+  (:func:`part_of`); in each part :func:`order_changes` lists each changed
+  row's changes in lane order, and :func:`merge_rows` sums them per row in
+  float64 in that order, applies the merge rule (:func:`saturation_factor`)
+  and copies the row into every private copy, in one pass over the row.  A
   row's sum never depends on which thread computes it or when a lane
   finished, so the result is the same at any thread count.
 
@@ -199,21 +199,30 @@ def take_lane(work, base, rows, n, pushes, idx, deltas, counts, restore):
 
 
 @njit(**OPTIONS)
-def order_changes(idx, counts, n, pushes, pos, start, refs, union):
-    """List the round's changes of each row in lane order; return the number of rows changed, ``nu``.
+def part_of(i, parts):
+    """The part of the merge (of ``parts``) that row ``i`` belongs to: a multiplicative hash, no division."""
+    return np.int64(((np.uint64(i) * np.uint64(0x9E3779B1) & np.uint64(0xFFFFFFFF)) * np.uint64(parts)) >> _U32)
+
+
+@njit(**OPTIONS)
+def order_changes(idx, counts, n, pushes, pos, start, refs, union, part, parts):
+    """List the round's changes of each row ``i`` of part ``part`` (:func:`part_of`) in lane order; return their
+    number ``nu``.
 
     ``idx[l, :n[l]]``, ``counts[l]``: lane ``l``'s rows and pushes (:func:`take_lane`).
-    Afterwards ``union[:nu]`` holds the rows changed, ``pos[i]`` row ``i``'s place in
-    it (-1 on entry and for other rows), ``pushes[i]`` (0 on entry) its pushes over
-    all lanes, and ``refs[start[u]:start[u + 1]]`` the changes of ``union[u]``
-    (``l * cap + k``: lane ``l``'s ``k``-th, ``cap = idx.shape[1]``) in ascending
-    lane order.  Serial and cheap: it touches no weights.
+    Afterwards ``union[:nu]`` holds those of the rows that changed, ``pos[i]`` row ``i``'s
+    place there (-1 on entry and for other rows), ``pushes[i]`` (0 on entry) its
+    pushes over all lanes, and ``refs[start[u]:start[u + 1]]`` the changes of
+    ``union[u]`` (``l * cap + k``: lane ``l``'s ``k``-th, ``cap = idx.shape[1]``) in
+    ascending lane order.  The parts touch disjoint rows: threads list them at once.
     """
     cap = idx.shape[1]
     nu = 0
     for lane in range(n.size):
         for k in range(n[lane]):
             i = idx[lane, k]
+            if part_of(i, parts) != part:
+                continue
             if pos[i] < 0:
                 pos[i] = nu
                 union[nu] = i
@@ -226,9 +235,11 @@ def order_changes(idx, counts, n, pushes, pos, start, refs, union):
         start[u + 1] += start[u]
     for lane in range(n.size):   # start[u] runs up to start[u + 1] as the refs are filled, then back
         for k in range(n[lane]):
-            u = pos[idx[lane, k]]
-            refs[start[u]] = lane * cap + k
-            start[u] += 1
+            i = idx[lane, k]
+            if part_of(i, parts) == part:
+                u = pos[i]
+                refs[start[u]] = lane * cap + k
+                start[u] += 1
     for u in range(nu - 1, 0, -1):
         start[u] = start[u - 1]
     start[0] = 0
