@@ -37,7 +37,7 @@ from .errors import ParameterError, W2VError
 from .fingerprint import corpus_fingerprint
 from .kernelcalls import check_kernel_inputs, kernel_args, load_kernel
 from .kernels.cpu import train_tokens
-from .kernels.lanes import lane_pushes, merge_rows, order_changes, take_lane
+from .kernels.lanes import fetch_rows, lane_pushes, merge_rows, order_changes, take_lane
 from .progress import COMPILING, KernelWatch
 from .settings import DEFAULT_ROUND_WORDS, Settings
 from .run import RunResult, begin_run, run_position, run_totals, seed_states, show_remaining, train_spans
@@ -136,10 +136,14 @@ def lane_positions(done, round_total, size, total):
 
 
 class LaneCopy:
-    """A thread's private copy of the weights and the scratch of the lanes it trains."""
+    """A thread's private copy of the weights and the scratch of the lanes it trains.
 
-    def __init__(self, work, tables, settings):
-        self.work = list(work)
+    Only the rows a lane uses are brought up to date, as it starts
+    (:func:`~w2v.kernels.lanes.fetch_rows`); the others may hold any value.
+    """
+
+    def __init__(self, weights, tables, settings):
+        self.work = [np.zeros_like(w) for w in weights]   # pages a lane never uses are never touched
         self.tables = tables
         self.settings = settings
         v = max(w.shape[0] for w in self.work)
@@ -148,15 +152,16 @@ class LaneCopy:
         self.nrows = np.zeros(3, np.int64)
         self.args = kernel_args(settings, *self.work, tables, lr_scale=settings.lanes if MERGE == "mean" else 1.0)
 
-    def train(self, tokens, state, pos0, total, stats):
-        """Train one lane's round on the copy; return its changes per matrix ``(idx, deltas, counts, m)``.
-
-        The copy is restored to the round's weights (``base``) as they are taken.
-        """
+    def train(self, tokens, state, pos0, total, stats, base):
+        """Train one lane's round on the copy, from the round's weights ``base``; return the kernel's end state."""
         s, t = self.settings, self.tables
         end = lane_pushes(tokens, t.keep_threshold, t.noise_table, t.hs_points, t.hs_lengths, s.sg,
                           s.sg and s.exact, s.window, s.negative, s.hs, s.max_sentence_length, np.uint64(state),
                           self.pushes, self.rows, self.nrows)
+        # the kernel reads no row but those it changes, all listed by the replay
+        for w, b, rows, n in zip(self.work, base, self.rows, self.nrows):
+            if n:
+                fetch_rows(w, b, rows, n)
         rng = np.array([state], np.uint64)
         train_tokens(tokens, pos0, total, *self.args, rng, stats)
         if rng[0] != end:
@@ -164,11 +169,8 @@ class LaneCopy:
                            "(an internal error; please report it)")
         return rng[0]
 
-    def take(self, base, changes, lane, restore=True):
-        """Move the changes of the lane just trained into ``changes`` (its slot ``lane``); restore the copy.
-
-        ``restore=False`` leaves the changed rows (the copy's last lane of the round: the merge overwrites them).
-        """
+    def take(self, base, changes, lane):
+        """Copy the changes of the lane just trained (``work - base``) into ``changes``, its slot ``lane``."""
         for m, (w, b) in enumerate(zip(self.work, base)):
             n = int(self.nrows[m])
             if n > changes.idx[m].shape[1]:
@@ -176,7 +178,7 @@ class LaneCopy:
                                "(an internal error; please report it)")
             if n:
                 changes.n[m, lane] = take_lane(w, b, self.rows[m], n, self.pushes[m], changes.idx[m][lane],
-                                               changes.lane_deltas(m, lane), changes.counts[m][lane], restore)
+                                               changes.lane_deltas(m, lane), changes.counts[m][lane])
 
 
 def lane_rows(settings, rows, round_words, hs_depth):
@@ -197,10 +199,9 @@ class RoundChanges:
     finish in and the threads that merge change no bit.
     """
 
-    def __init__(self, weights, copies, lanes, caps):
+    def __init__(self, weights, parts, lanes, caps):
         self.lanes = lanes
-        self.parts = parts = copies[0].shape[0]   # one part of the merge per copy (its thread)
-        self.copies = [c.reshape(-1, c.shape[2]) for c in copies]   # per matrix, the copies stacked
+        self.parts = parts
         self.n = np.zeros((len(weights), lanes), np.int64)
         self.idx = [np.empty((lanes, c), np.int32) for c in caps]
         self.counts = [np.empty((lanes, c), np.int32) for c in caps]
@@ -231,8 +232,8 @@ class RoundChanges:
                 union, start, refs = self.union[m][p], self.start[m][p], self.refs[m][p]
                 nu = order_changes(self.idx[m], self.counts[m], self.n[m], self.pushes[m], self.pos[m], start,
                                    refs, union, p, self.parts)
-                if nu and not merge_rows(weights[m], union, 0, nu, start, refs, self.deltas[m], self.pushes[m],
-                                         self.pos[m], gamma, scale, self.copies[m]):
+                if nu and not merge_rows(weights[m], union, nu, start, refs, self.deltas[m], self.pushes[m],
+                                         self.pos[m], gamma, scale):
                     raise W2VError("deterministic training diverged: a round changed a weight by 4096 or "
                                    "more (lower alpha or round_words)")
 
@@ -256,14 +257,10 @@ class _LaneRun:
         self.plan = plan
         self.key = key
         self.epoch0, self.first_round, self.total = schedule
-        # a copy of the weights per thread that can work (no more than the lanes of a round), in one block
-        # per matrix that the merge writes
+        # a copy of the weights per thread that can work: no more than the lanes of a round
         workers = max(1, min(settings.threads, plan.lanes))
-        blocks = [np.empty((workers,) + w.shape, w.dtype) for w in self.weights]
-        for b, w in zip(blocks, self.weights):
-            b[:] = w
-        self.copies = [LaneCopy([b[c] for b in blocks], tables, settings) for c in range(workers)]
-        self.changes = RoundChanges(self.weights, blocks, plan.lanes, lane_rows(
+        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(workers)]
+        self.changes = RoundChanges(self.weights, workers, plan.lanes, lane_rows(
             settings, [w.shape[0] for w in self.weights], plan.round_words, tables.hs_points.shape[1]))
         self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
         self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None
@@ -326,10 +323,9 @@ class _LaneRun:
         while item is not None:
             (k, a, b, state, pos0, total), ids = item
             stats = np.zeros(8, np.float64)
-            copy.train(ids, state, pos0, total, stats)
+            copy.train(ids, state, pos0, total, stats, self.weights)
+            copy.take(self.weights, self.changes, k)
             item = next_job()
-            # the copy's last lane of the round keeps its changes in place: the merge overwrites those rows
-            copy.take(self.weights, self.changes, k, restore=item is not None)
             self.stats[e, k] += stats[:4]
 
 

@@ -164,21 +164,29 @@ def lane_pushes(tokens, keep_threshold, noise_table, hs_points, hs_lengths, sg, 
 
 
 @njit(**OPTIONS)
-def take_lane(work, base, rows, n, pushes, idx, deltas, counts, restore):
-    """Move the changes of ``rows[:n]`` out of ``work``: ``deltas = work - base``, then ``work = base``.
+def fetch_rows(work, base, rows, n):
+    """``work[rows[:n]] = base[rows[:n]]``: a private copy takes the round's weights of the rows a lane uses."""
+    dim = work.shape[1]
+    for k in range(n):
+        if k + TAKE_AHEAD < n:   # the rows are spread over the matrix: latency bound without it
+            prefetch_row(base, rows[k + TAKE_AHEAD], dim)
+        i = rows[k]
+        for d in range(dim):
+            work[i, d] = base[i, d]
+
+
+@njit(**OPTIONS)
+def take_lane(work, base, rows, n, pushes, idx, deltas, counts):
+    """Copy the changes of ``rows[:n]`` out of ``work``: ``deltas = work - base``.
 
     The rows that changed go to ``idx[:m]``, ``deltas[:m]`` and their pushes to
     ``counts[:m]``; ``pushes`` (the matrix's row of :func:`lane_pushes`' array)
-    is cleared for every listed row.  With ``restore`` false ``work`` keeps the
-    changes (the copy's last lane of the round: :func:`merge_rows` overwrites
-    every changed row).  Returns ``m``.
+    is cleared for every listed row.  Returns ``m``.
     """
-    # no check of the changes here (1.6x slower); merge_rows checks the merged ones
     dim = work.shape[1]
     m = 0
     for k in range(n):
-        if k + TAKE_AHEAD < n:   # the rows are spread over the matrix: latency bound without it
-            prefetch_row(work, rows[k + TAKE_AHEAD], dim)
+        if k + TAKE_AHEAD < n:   # base's rows are spread over the matrix (work's are in cache)
             prefetch_row(base, rows[k + TAKE_AHEAD], dim)
         i = rows[k]
         c = pushes[i]
@@ -189,8 +197,6 @@ def take_lane(work, base, rows, n, pushes, idx, deltas, counts, restore):
             deltas[m, d] = v
             if v != 0:
                 changed = True
-            if restore:
-                work[i, d] = base[i, d]
         if changed:
             idx[m] = i
             counts[m] = c
@@ -247,30 +253,23 @@ def order_changes(idx, counts, n, pushes, pos, start, refs, union, part, parts):
 
 
 @njit(**OPTIONS)
-def merge_rows(weights, union, u0, u1, start, refs, deltas, pushes, pos, gamma, scale, copies):
-    """Merge rows ``union[u0:u1]`` into ``weights`` and every private copy.
+def merge_rows(weights, union, nu, start, refs, deltas, pushes, pos, gamma, scale):
+    """Merge rows ``union[:nu]`` into ``weights``.
 
     Each row gets the sum of its lanes' changes (``deltas[refs[...]]`` as
     :func:`order_changes` listed them, float64, in lane order) times
-    :func:`saturation_factor` and ``scale``, then is copied into the copies
-    (``copies``: their matrices stacked, ``copies[c * V + i]`` is row ``i`` of
-    copy ``c``): one pass over the row.  A row's result depends on nothing
-    but its own changes, so any split of the union between threads gives the
-    same weights.  Clears ``pushes`` and ``pos`` on these rows.  Returns
-    False if a merged change is not finite or reaches :data:`MAX_CHANGE`
-    (training diverged), else True.
+    :func:`saturation_factor` and ``scale``.  A row's result depends on
+    nothing but its own changes, so any split of the rows between threads
+    gives the same weights.  Clears ``pushes`` and ``pos`` on these rows.
+    Returns False if a merged change is not finite or reaches
+    :data:`MAX_CHANGE` (training diverged), else True.
     """
     dim = weights.shape[1]
-    v = weights.shape[0]
-    ncopies = copies.shape[0] // v
     acc = np.empty(dim, np.float64)
     bad = 0
-    for u in range(u0, u1):
-        if u + MERGE_AHEAD < u1:   # the rows are spread over the matrices: latency bound without it
-            j = union[u + MERGE_AHEAD]
-            prefetch_row(weights, j, dim)
-            for c in range(ncopies):
-                prefetch_row(copies, c * v + j, dim)
+    for u in range(nu):
+        if u + MERGE_AHEAD < nu:   # the rows are spread over the matrices: latency bound without it
+            prefetch_row(weights, union[u + MERGE_AHEAD], dim)
             for p in range(start[u + MERGE_AHEAD], start[u + MERGE_AHEAD + 1]):
                 prefetch_row(deltas, refs[p], dim)
         i = union[u]
@@ -284,9 +283,6 @@ def merge_rows(weights, union, u0, u1, start, refs, deltas, pushes, pos, gamma, 
             y = np.float32(acc[d] * f)
             bad |= not abs(y) < _MAX_CHANGE32
             weights[i, d] += y
-        for c in range(ncopies):
-            for d in range(dim):
-                copies[c * v + i, d] = weights[i, d]
         pushes[i] = 0
         pos[i] = -1
     return bad == 0
