@@ -13,9 +13,10 @@ Dask cluster (:mod:`w2v.distributed`), whatever the timing:
   (:func:`lane_state`: a function of the run's key, the epoch, the round and
   the lane).  The learning rate is the run's at the round's place in it.
 * **Merge.** The rows a lane changed (found by replaying its random draws,
-  :func:`w2v.kernels.lanes.lane_pushes`) are summed over the lanes in fixed
-  point, so the sums do not depend on which lane finished first.  At the
-  round's end each row gets the sum of the lanes' changes times
+  :func:`w2v.kernels.lanes.lane_pushes`) and its changes are kept, per lane,
+  until the round's end.  Then each row gets the sum of the lanes' changes
+  (float64, added in lane order: neither the order in which lanes finished
+  nor the thread that merges the row changes a bit) times
   ``(1 - exp(-g n)) / (g n)``, ``n`` being the gradient steps the row took
   in the round and ``g = SATURATION[matrix] * alpha`` (see :data:`SATURATION`).
   A row few steps moved gets the sum (what one process would apply: no
@@ -23,9 +24,11 @@ Dask cluster (:mod:`w2v.distributed`), whatever the timing:
   steps drove to where its examples hold it gets about their mean (the
   lanes' changes do not pile up, as plain sums do).
 
-The threads only choose which lane to run next.  The price: every thread
-keeps a copy of the weights, the round's sums take twice their size, and
-the lanes of a round do not see each other's changes until it ends.
+The threads only choose which lane to run next, and split the merge's rows
+between them.  The price: every thread keeps a copy of the weights (only the
+rows its lanes use are touched), a round's changes are held until it ends
+(for 8 lanes of 1,024 ids of skip-gram about 27,600 rows, 11 MB at dim 100),
+and the lanes of a round do not see each other's changes until it ends.
 """
 import threading
 import time

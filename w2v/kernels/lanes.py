@@ -12,16 +12,18 @@ scanning whole matrices:
   window it is in; an output row once per context row of each example it is
   a target of).  It returns the state the kernel ends in, which the caller
   compares with the kernel's own: a kernel that drew otherwise is caught at once.
-* :func:`take_lane` copies the changes of those rows out of the private copy
-  (``work - base``) into the lane's own buffers, kept until the round's end,
-  and restores them, so the copy serves the next lane.
+* :func:`fetch_rows` brings those rows of the private copy up to the round's
+  weights before the kernel runs (the kernel reads no other row, so the rest
+  of the copy may hold anything), and :func:`take_lane` copies the lane's
+  changes (``work - base``) into the lane's own buffers, kept until the
+  round's end.
 * At the round's end the threads split the rows between them
   (:func:`part_of`); in each part :func:`order_changes` lists each changed
   row's changes in lane order, and :func:`merge_rows` sums them per row in
-  float64 in that order, applies the merge rule (:func:`saturation_factor`)
-  and copies the row into every private copy, in one pass over the row.  A
-  row's sum never depends on which thread computes it or when a lane
-  finished, so the result is the same at any thread count.
+  float64 in that order and applies the merge rule (:func:`saturation_factor`)
+  in one pass over the row.  A row's sum never depends on which thread
+  computes it or when a lane finished, so the result is the same at any
+  thread count.
 
 No ``fastmath`` here: the merge gives the same floats wherever it runs.
 """
