@@ -197,3 +197,16 @@ def test_round_merge_refuses_a_diverged_round():
     changes.lane_deltas(1, 1)[0, 2] = np.nan
     with pytest.raises(W2VError, match="diverged"):
         changes.merge(weights, 0.025)
+
+
+def test_a_round_too_large_for_memory_is_a_parameter_error(small_corpus, monkeypatch):
+    """The buffers of a round's changes grow with lanes x round_words: no room is a clear error."""
+    import w2v.lanes
+
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(w2v.lanes.RoundChanges, "__init__", no_memory)
+    m = Word2Vec(dim=8, epochs=1, min_count=3, seed=1, deterministic=True, lanes=1024, round_words=1 << 20)
+    with pytest.raises(ParameterError, match="lower lanes or round_words"):
+        m.train(str(small_corpus))

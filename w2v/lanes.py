@@ -263,8 +263,12 @@ class _LaneRun:
         # a copy of the weights per thread that can work: no more than the lanes of a round
         workers = max(1, min(settings.threads, plan.lanes))
         self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(workers)]
-        self.changes = RoundChanges(self.weights, workers, plan.lanes, lane_rows(
-            settings, [w.shape[0] for w in self.weights], plan.round_words, tables.hs_points.shape[1]))
+        caps = lane_rows(settings, [w.shape[0] for w in self.weights], plan.round_words, tables.hs_points.shape[1])
+        try:
+            self.changes = RoundChanges(self.weights, workers, plan.lanes, caps)
+        except MemoryError:
+            raise ParameterError(f"deterministic mode: no memory for the changes of a round of {plan.lanes} lanes "
+                                 f"of {plan.round_words:,} ids (lower lanes or round_words)") from None
         self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
         self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None
 
