@@ -27,6 +27,17 @@ def test_same_file_at_any_thread_count(small_corpus, tmp_path):
     assert other_lanes != digests[1]
 
 
+@pytest.mark.parametrize("model", [["--model", "cbow", "--hs", "--negative", "3"], ["--exact"],
+                                   ["--hs", "--negative", "0"]], ids=["cbow-hs-ns", "sg-exact", "sg-hs"])
+def test_same_file_at_any_thread_count_in_every_mode(small_corpus, tmp_path, model):
+    """A lane's private copy is brought up to date only on the rows the replay lists: the other modes too
+    give the same file at any thread count (a row read but not listed would differ from copy to copy)."""
+    digests = {t: train_cli(small_corpus, tmp_path / f"v{t}.bin", "--deterministic", "--threads", str(t),
+                            "--lanes", "5", "--round-words", "300", "--epochs", "1", *model)
+               for t in (1, 3)}
+    assert len(set(digests.values())) == 1, digests
+
+
 def test_bundled_corpus_same_file(tmp_path):
     """The bundled corpus (the demo run's), deterministic at 1, 2 and 4 threads."""
     from tests.conftest import BUNDLED
@@ -125,3 +136,77 @@ def test_same_vectors_when_the_corpus_is_on_disk(small_corpus):
         assert m.encoded_corpus.on_disk
         out.append(m.syn0.copy())
     assert np.array_equal(out[0], out[1])
+
+
+def _round_of_changes(rng, weights, lanes, parts):
+    """RoundChanges holding random changes of ``lanes`` lanes (some rows changed by several)."""
+    from w2v.lanes import RoundChanges
+
+    changes = RoundChanges(weights, parts, lanes, [w.shape[0] for w in weights])
+    for m, w in enumerate(weights):
+        for lane in range(lanes):
+            rows = rng.choice(w.shape[0], int(rng.integers(1, w.shape[0])), replace=False).astype(np.int32)
+            changes.n[m, lane] = rows.size
+            changes.idx[m][lane, :rows.size] = rows
+            changes.counts[m][lane, :rows.size] = rng.integers(1, 50, rows.size)
+            changes.lane_deltas(m, lane)[:rows.size] = rng.normal(0, 0.01, (rows.size, w.shape[1]))
+    return changes
+
+
+def test_round_merge_sums_each_row_in_lane_order_whatever_the_split():
+    """Each row gets its lanes' changes summed in lane order times the saturation factor: the same bytes
+    whether one thread merges or several split the rows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from w2v.kernels.lanes import saturation_factor
+    from w2v.lanes import SATURATION
+
+    rng = np.random.default_rng(3)
+    start = [rng.normal(0, 0.1, (40, 7)).astype(np.float32), rng.normal(0, 0.1, (30, 7)).astype(np.float32)]
+    results = []
+    for parts in (1, 2, 5):
+        weights = [w.copy() for w in start]
+        changes = _round_of_changes(np.random.default_rng(8), weights, 6, parts)
+        if parts == 1:
+            expect = []
+            for m, w in enumerate(start):
+                acc, pushes = np.zeros(w.shape, np.float64), np.zeros(w.shape[0], np.int64)
+                for lane in range(6):
+                    k = changes.n[m, lane]
+                    for i, c, d in zip(changes.idx[m][lane, :k], changes.counts[m][lane, :k],
+                                       changes.lane_deltas(m, lane)[:k]):
+                        acc[i] += d.astype(np.float64)
+                        pushes[i] += c
+                f = np.array([saturation_factor(SATURATION[m] * 0.02, p) for p in pushes])
+                expect.append(w + (acc * f[:, None]).astype(np.float32))
+        with ThreadPoolExecutor(3) as pool:
+            changes.merge(weights, 0.02, pool if parts > 1 else None)
+        for w, e in zip(weights, expect):
+            assert np.array_equal(w, e)
+        results.append(weights)
+        assert not changes.n.any() and all((p == 0).all() for p in changes.pushes)   # ready for the next round
+    assert all(np.array_equal(a, b) for r in results[1:] for a, b in zip(results[0], r))
+
+
+def test_round_merge_refuses_a_diverged_round():
+    from w2v.errors import W2VError
+
+    rng = np.random.default_rng(4)
+    weights = [np.zeros((10, 4), np.float32), np.zeros((10, 4), np.float32)]
+    changes = _round_of_changes(rng, weights, 2, 1)
+    changes.lane_deltas(1, 1)[0, 2] = np.nan
+    with pytest.raises(W2VError, match="diverged"):
+        changes.merge(weights, 0.025)
+
+
+def test_a_round_too_large_for_memory_is_a_parameter_error(small_corpus, monkeypatch):
+    """The buffers of a round's changes grow with lanes x round_words: no room is a clear error."""
+    import w2v.lanes
+
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(w2v.lanes.RoundChanges, "__init__", no_memory)
+    m = Word2Vec(dim=8, epochs=1, min_count=3, seed=1, deterministic=True, lanes=1024, round_words=1 << 20)
+    with pytest.raises(ParameterError, match="lower lanes or round_words"):
+        m.train(str(small_corpus))

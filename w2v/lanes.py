@@ -13,9 +13,10 @@ Dask cluster (:mod:`w2v.distributed`), whatever the timing:
   (:func:`lane_state`: a function of the run's key, the epoch, the round and
   the lane).  The learning rate is the run's at the round's place in it.
 * **Merge.** The rows a lane changed (found by replaying its random draws,
-  :func:`w2v.kernels.lanes.lane_pushes`) are summed over the lanes in fixed
-  point, so the sums do not depend on which lane finished first.  At the
-  round's end each row gets the sum of the lanes' changes times
+  :func:`w2v.kernels.lanes.lane_pushes`) and its changes are kept, per lane,
+  until the round's end.  Then each row gets the sum of the lanes' changes
+  (float64, added in lane order: neither the order in which lanes finished
+  nor the thread that merges the row changes a bit) times
   ``(1 - exp(-g n)) / (g n)``, ``n`` being the gradient steps the row took
   in the round and ``g = SATURATION[matrix] * alpha`` (see :data:`SATURATION`).
   A row few steps moved gets the sum (what one process would apply: no
@@ -23,11 +24,12 @@ Dask cluster (:mod:`w2v.distributed`), whatever the timing:
   steps drove to where its examples hold it gets about their mean (the
   lanes' changes do not pile up, as plain sums do).
 
-The threads only choose which lane to run next.  The price: every thread
-keeps a copy of the weights, the round's sums take twice their size, and
-the lanes of a round do not see each other's changes until it ends.
+The threads only choose which lane to run next, and split the merge's rows
+between them.  The price: every thread keeps a copy of the weights (only the
+rows its lanes use are touched), a round's changes are held until it ends
+(for 8 lanes of 1,024 ids of skip-gram about 27,600 rows, 11 MB at dim 100),
+and the lanes of a round do not see each other's changes until it ends.
 """
-import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,12 +40,12 @@ from .errors import ParameterError, W2VError
 from .fingerprint import corpus_fingerprint
 from .kernelcalls import check_kernel_inputs, kernel_args, load_kernel
 from .kernels.cpu import train_tokens
-from .kernels.lanes import accumulate, apply_round, copy_rows, lane_pushes, take_lane
+from .kernels.lanes import fetch_rows, lane_pushes, merge_rows, order_changes, take_lane
 from .progress import COMPILING, KernelWatch
 from .settings import DEFAULT_ROUND_WORDS, Settings
 from .run import RunResult, begin_run, run_position, run_totals, seed_states, show_remaining, train_spans
 
-__all__ = ["DEFAULT_LANES", "DEFAULT_ROUND_WORDS", "SATURATION", "LanePlan", "LaneCopy", "RoundSums",
+__all__ = ["DEFAULT_LANES", "DEFAULT_ROUND_WORDS", "SATURATION", "LanePlan", "LaneCopy", "RoundChanges",
            "lane_state", "run_key", "train_lanes", "run_deterministic"]
 
 DEFAULT_LANES = Settings.lanes
@@ -137,28 +139,32 @@ def lane_positions(done, round_total, size, total):
 
 
 class LaneCopy:
-    """A thread's private copy of the weights and the scratch of the lanes it trains."""
+    """A thread's private copy of the weights and the scratch of the lanes it trains.
+
+    Only the rows a lane uses are brought up to date, as it starts
+    (:func:`~w2v.kernels.lanes.fetch_rows`); the others may hold any value.
+    """
 
     def __init__(self, weights, tables, settings):
-        self.work = [np.array(w, copy=True) for w in weights]
+        self.work = [np.zeros_like(w) for w in weights]   # pages a lane never uses are never touched
         self.tables = tables
         self.settings = settings
-        v = max(w.shape[0] for w in weights)
+        v = max(w.shape[0] for w in self.work)
         self.pushes = np.zeros((3, v), np.int32)
         self.rows = np.empty((3, v), np.int32)
         self.nrows = np.zeros(3, np.int64)
         self.args = kernel_args(settings, *self.work, tables, lr_scale=settings.lanes if MERGE == "mean" else 1.0)
-        self.version = 0   # rounds whose merge this copy holds
 
-    def train(self, tokens, state, pos0, total, stats):
-        """Train one lane's round on the copy; return its changes per matrix ``(idx, deltas, counts, m)``.
-
-        The copy is restored to the round's weights (``base``) as they are taken.
-        """
+    def train(self, tokens, state, pos0, total, stats, base):
+        """Train one lane's round on the copy, from the round's weights ``base``; return the kernel's end state."""
         s, t = self.settings, self.tables
         end = lane_pushes(tokens, t.keep_threshold, t.noise_table, t.hs_points, t.hs_lengths, s.sg,
                           s.sg and s.exact, s.window, s.negative, s.hs, s.max_sentence_length, np.uint64(state),
                           self.pushes, self.rows, self.nrows)
+        # the kernel reads no row but those it changes, all listed by the replay
+        for w, b, rows, n in zip(self.work, base, self.rows, self.nrows):
+            if n:
+                fetch_rows(w, b, rows, n)
         rng = np.array([state], np.uint64)
         train_tokens(tokens, pos0, total, *self.args, rng, stats)
         if rng[0] != end:
@@ -166,58 +172,81 @@ class LaneCopy:
                            "(an internal error; please report it)")
         return rng[0]
 
-    def take(self, base):
-        """The changes of the lane just trained, per matrix ``(idx, deltas, counts, m)``; the copy restored."""
-        out = []
+    def take(self, base, changes, lane):
+        """Copy the changes of the lane just trained (``work - base``) into ``changes``, its slot ``lane``."""
         for m, (w, b) in enumerate(zip(self.work, base)):
             n = int(self.nrows[m])
-            idx = np.empty(n, np.int32)
-            deltas = np.empty((n, w.shape[1]), np.float32)
-            counts = np.empty(n, np.int64)
-            k = take_lane(w, b, self.rows[m], n, self.pushes[m], idx, deltas, counts) if n else 0
-            out.append((idx, deltas, counts, k))
-        return out
-
-    def sync(self, shared, unions):
-        """Copy the rows the last merge changed (``unions``: per matrix ``(rows, n)``) from ``shared``."""
-        for w, src, (rows, n) in zip(self.work, shared, unions):
+            if n > changes.idx[m].shape[1]:
+                raise W2VError("deterministic mode: a lane listed more rows than a round can change "
+                               "(an internal error; please report it)")
             if n:
-                copy_rows(w, src, rows, n)
+                changes.n[m, lane] = take_lane(w, b, self.rows[m], n, self.pushes[m], changes.idx[m][lane],
+                                               changes.lane_deltas(m, lane), changes.counts[m][lane])
 
 
-class RoundSums:
-    """The fixed-point sums of a round's changes, merged into the weights at the round's end."""
+def lane_rows(settings, rows, round_words, hs_depth):
+    """Per matrix, the most rows one lane can change in a round of ``round_words`` ids (``rows``: each matrix's)."""
+    s = settings
+    per_id = 1 + s.negative * (2 * s.window if s.sg and s.exact else 1)   # a centre and its noise words
+    return [min(rows[0], round_words), min(rows[1], round_words * per_id) if s.negative else 0,
+            min(rows[2], round_words * hs_depth) if s.hs else 0]
 
-    def __init__(self, weights, lanes=1):
+
+class RoundChanges:
+    """The changes of a round's lanes, kept per lane and merged at the round's end in lane order.
+
+    Per matrix and lane: the rows changed, their changes (float32) and
+    pushes, in buffers of the most rows a lane can change (:func:`lane_rows`;
+    only the pages used are touched), reused round after round.  The merge
+    sums each row's changes in float64 in lane order: the order the lanes
+    finish in and the threads that merge change no bit.
+    """
+
+    def __init__(self, weights, parts, lanes, caps):
         self.lanes = lanes
-        self.acc = [np.zeros(w.shape, np.int64) for w in weights]
+        self.parts = parts
+        self.n = np.zeros((len(weights), lanes), np.int64)
+        self.idx = [np.empty((lanes, c), np.int32) for c in caps]
+        self.counts = [np.empty((lanes, c), np.int32) for c in caps]
+        self.deltas = [np.empty((lanes * c, w.shape[1]), np.float32) for c, w in zip(caps, weights)]
+        self.pos = [np.full(w.shape[0], -1, np.int32) for w in weights]
         self.pushes = [np.zeros(w.shape[0], np.int64) for w in weights]
-        self.union = [np.empty(w.shape[0], np.int32) for w in weights]
-        self.nu = [0] * len(weights)
-        self.locks = [threading.Lock() for _ in weights]   # one per matrix: two lanes add to two at once
+        # per part: the rows changed, where their changes start in refs, and refs
+        most = [min(w.shape[0], lanes * c) for c, w in zip(caps, weights)]
+        self.union = [np.empty((parts, u), np.int32) for u in most]
+        self.start = [np.zeros((parts, u + 1), np.int64) for u in most]
+        self.refs = [np.empty((parts, lanes * c), np.int64) for c in caps]
 
-    def add(self, changes):
-        """Add one lane's changes (:meth:`LaneCopy.take`); any order gives the same sums."""
-        for m, (idx, deltas, counts, k) in enumerate(changes):
-            if k:
-                with self.locks[m]:
-                    nu = accumulate(self.acc[m], self.pushes[m], self.union[m], self.nu[m], idx, deltas, counts, k)
-                    if nu < 0:
-                        raise W2VError("deterministic training diverged: a lane changed a weight by 4096 or "
-                                       "more in one round (lower alpha or round_words)")
-                    self.nu[m] = nu
+    def lane_deltas(self, m, lane):
+        """Lane ``lane``'s buffer of changes of matrix ``m``."""
+        cap = self.idx[m].shape[1]
+        return self.deltas[m][lane * cap:(lane + 1) * cap]
 
-    def apply(self, weights, alpha):
-        """Merge the round into ``weights`` (at learning rate ``alpha``); return the rows changed per matrix."""
-        unions = []
-        for m, w in enumerate(weights):
-            nu = self.nu[m]
-            if nu:
-                gamma, scale = (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0)
-                apply_round(w, self.acc[m], self.pushes[m], self.union[m], nu, gamma, scale)
-            unions.append((self.union[m][:nu].copy(), nu))
-            self.nu[m] = 0
-        return unions
+    def merge(self, weights, alpha, pool=None):
+        """Merge the round into ``weights`` (at learning rate ``alpha``) and into every copy; start a new round.
+
+        The rows are split into one part per copy, merged on ``pool``'s threads (no effect on the result).
+        """
+        active = [(m, (0.0, 1.0 / self.lanes) if MERGE == "mean" else (SATURATION[m] * alpha, 1.0))
+                  for m in range(len(weights)) if self.n[m].any()]
+
+        def part(p):
+            for m, (gamma, scale) in active:
+                union, start, refs = self.union[m][p], self.start[m][p], self.refs[m][p]
+                nu = order_changes(self.idx[m], self.counts[m], self.n[m], self.pushes[m], self.pos[m], start,
+                                   refs, union, p, self.parts)
+                if nu and not merge_rows(weights[m], union, nu, start, refs, self.deltas[m], self.pushes[m],
+                                         self.pos[m], gamma, scale):
+                    raise W2VError("deterministic training diverged: a round changed a weight by 4096 or "
+                                   "more (lower alpha or round_words)")
+
+        if pool is None:
+            for p in range(self.parts):
+                part(p)
+        else:   # the kernels release the GIL
+            for f in [pool.submit(part, p) for p in range(self.parts)]:
+                f.result()
+        self.n[:] = 0
 
 
 class _LaneRun:
@@ -231,10 +260,15 @@ class _LaneRun:
         self.plan = plan
         self.key = key
         self.epoch0, self.first_round, self.total = schedule
-        self.sums = RoundSums(self.weights, plan.lanes)
         # a copy of the weights per thread that can work: no more than the lanes of a round
-        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(max(1, min(settings.threads,
-                                                                                          plan.lanes)))]
+        workers = max(1, min(settings.threads, plan.lanes))
+        self.copies = [LaneCopy(self.weights, tables, settings) for _ in range(workers)]
+        caps = lane_rows(settings, [w.shape[0] for w in self.weights], plan.round_words, tables.hs_points.shape[1])
+        try:
+            self.changes = RoundChanges(self.weights, workers, plan.lanes, caps)
+        except MemoryError:
+            raise ParameterError(f"deterministic mode: no memory for the changes of a round of {plan.lanes} lanes "
+                                 f"of {plan.round_words:,} ids (lower lanes or round_words)") from None
         self.stats = np.zeros((settings.epochs, plan.lanes, 4), np.float64)   # per lane: summed in lane order
         self.ids = encoded.stream.read(0, encoded.length) if not encoded.on_disk else None
 
@@ -265,31 +299,21 @@ class _LaneRun:
         jobs, done = self.lane_jobs(e, r)
         # the ids are read here, in order: the threads never share the temporary file of an on-disk stream
         jobs = [(job, self.tokens(job[1], job[2])) for job in jobs]
+        pending = iter(jobs)
+        lock = threading.Lock()
+
+        def next_job():
+            with lock:
+                return next(pending, None)
+
         if pool is None:
-            for job, ids in jobs:
-                self.train_lane(self.copies[0], job, ids, e)
-        else:
-            free = queue.SimpleQueue()
-            for c in self.copies:
-                free.put(c)
-
-            def one(job, ids):
-                copy = free.get()
-                try:
-                    self.train_lane(copy, job, ids, e)
-                finally:
-                    free.put(copy)
-
-            for f in [pool.submit(one, job, ids) for job, ids in jobs]:
+            self.train_lanes_on(self.copies[0], next_job, e)
+        else:   # one task per copy, each training lanes until none is left
+            for f in [pool.submit(self.train_lanes_on, c, next_job, e) for c in self.copies[:len(jobs)]]:
                 f.result()
         s = self.settings
         alpha = max(s.min_alpha, s.alpha - (s.alpha - s.min_alpha) * min(1.0, done / self.total))
-        unions = self.sums.apply(self.weights, alpha)
-        if pool is None:
-            self.copies[0].sync(self.weights, unions)
-        else:   # each copy on a thread of its own (copy_rows releases the GIL)
-            for f in [pool.submit(copy.sync, self.weights, unions) for copy in self.copies]:
-                f.result()
+        self.changes.merge(self.weights, alpha, pool)
         return sum(ids.size for _, ids in jobs)
 
     def checkpoint(self, checkpoints, done, e, r):
@@ -300,13 +324,16 @@ class _LaneRun:
                              epoch_stats=[float(x) for x in self.stats[e].sum(axis=0)], round=r,
                              lanes=self.plan.lanes, round_words=self.plan.round_words)
 
-    def train_lane(self, copy, job, ids, e):
-        """Train one lane (its ``ids``) on ``copy``; add its changes to the round's sums."""
-        k, a, b, state, pos0, total = job
-        stats = np.zeros(8, np.float64)
-        copy.train(ids, state, pos0, total, stats)
-        self.sums.add(copy.take(self.weights))
-        self.stats[e, k] += stats[:4]
+    def train_lanes_on(self, copy, next_job, e):
+        """Train lanes on ``copy`` while ``next_job()`` gives one; keep their changes for the round's merge."""
+        item = next_job()
+        while item is not None:
+            (k, a, b, state, pos0, total), ids = item
+            stats = np.zeros(8, np.float64)
+            copy.train(ids, state, pos0, total, stats, self.weights)
+            copy.take(self.weights, self.changes, k)
+            item = next_job()
+            self.stats[e, k] += stats[:4]
 
 
 def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_event=None, position_offset=0,

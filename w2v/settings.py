@@ -16,7 +16,7 @@ MAX_WINDOW = 10_000
 MAX_THREADS = 4096
 MAX_EPOCHS = 10_000
 MAX_SENTENCE_LENGTH = 1_000_000
-MAX_LANES = 1024             # the merge's fixed-point sums have room for this many lanes (w2v.kernels.lanes)
+MAX_LANES = 1024             # deterministic mode keeps every lane's changes of a round until its merge (w2v.lanes)
 MAX_ROUND_WORDS = 1 << 30
 DEFAULT_ROUND_WORDS = 1024   # deterministic mode's ids per lane and round (w2v.lanes)
 
