@@ -12,7 +12,7 @@ by them.  Reports the median words/s of each checkout and the median of the
 paired ratios to the first.
 
 usage: python3 benchmarks/ab_kernel.py CORPUS --code DIR [DIR ...] [--model sg cbow] [--tokens 2000000]
-                                       [--pairs 10] [--shared | --exact]
+                                       [--pairs 10] [--shared | --exact] [--dim 100 [112 ...]] [--align 64]
 ``CORPUS`` may also be an ``.npz`` of ids and tables saved by ``--save-ids``.
 """
 import argparse
@@ -57,12 +57,23 @@ def encode(corpus):
                 tokens=np.int64(m.corpus_tokens))
 
 
-def run(cpu, data, ids, sg, shared, dim, seed=1):
+def matrix(shape, align):
+    """A float32 matrix of zeros whose data starts on an ``align``-byte boundary (0: where numpy puts it)."""
+    if not align:
+        return np.zeros(shape, np.float32)
+    n = int(np.prod(shape)) * 4
+    buf = np.zeros(n + align, np.uint8)
+    start = (-buf.ctypes.data) % align
+    return buf[start:start + n].view(np.float32).reshape(shape)
+
+
+def run(cpu, data, ids, sg, shared, dim, seed=1, align=0):
     """CPU seconds and loss of one run of ``cpu.train_tokens`` over ``ids`` from fresh weights."""
     v = int(data["vocab"])
     rng = np.random.default_rng(seed)
-    syn0 = (rng.random((v, dim), dtype=np.float32) - np.float32(0.5)) / np.float32(dim)
-    syn1neg = np.zeros((v, dim), np.float32)
+    syn0 = matrix((v, dim), align)
+    syn0[:] = (rng.random((v, dim), dtype=np.float32) - np.float32(0.5)) / np.float32(dim)
+    syn1neg = matrix((v, dim), align)
     syn1 = np.zeros((1, dim), np.float32)
     codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
     hot = (syn0[:0], syn1neg[:0], syn0[:0], syn1neg[:0], np.zeros(4, np.int64), np.zeros(2, np.int64))
@@ -82,7 +93,9 @@ def main():
     ap.add_argument("--tokens", type=int, default=2_000_000)
     ap.add_argument("--pairs", type=int, default=10)
     ap.add_argument("--exact", action="store_true", help="word2vec.c's per-pair mode instead of shared negatives")
-    ap.add_argument("--dim", type=int, default=100)
+    ap.add_argument("--dim", type=int, nargs="+", default=[100],
+                    help="several: the first checkout at each dimension, paired (padded rows: 112 for 100)")
+    ap.add_argument("--align", type=int, default=0, help="start the matrices on this byte boundary (e.g. 64)")
     ap.add_argument("--save-ids", help="save the encoded ids and tables to this .npz and stop")
     a = ap.parse_args()
     data = encode(a.corpus)
@@ -92,18 +105,22 @@ def main():
     ids = data["ids"][:a.tokens]
     words = int(data["tokens"]) * ids.size / data["ids"].size   # corpus tokens in the prefix
     cpus = [load_kernels(c, f"kernels_ab{i}") for i, c in enumerate(a.code)]
+    # the variants paired: each checkout at the first dimension, or the first checkout at each dimension
+    variants = [(cpu, a.dim[0], c) for cpu, c in zip(cpus, a.code)] if len(a.dim) == 1 else \
+        [(cpus[0], d, f"{a.code[0]} dim {d}") for d in a.dim]
     for model in a.model:
         sg = model == "sg"
-        for cpu in cpus:
-            run(cpu, data, ids[:20000], sg, not a.exact, a.dim)   # load or compile
-        secs = [[] for _ in cpus]
+        for cpu, dim, _ in variants:
+            run(cpu, data, ids[:20000], sg, not a.exact, dim, align=a.align)   # load or compile
+        secs = [[] for _ in variants]
         for p in range(a.pairs):
-            order = range(len(cpus)) if p % 2 == 0 else reversed(range(len(cpus)))
+            order = range(len(variants)) if p % 2 == 0 else reversed(range(len(variants)))
             for i in order:
-                s, loss = run(cpus[i], data, ids, sg, not a.exact, a.dim)
+                cpu, dim, _ = variants[i]
+                s, loss = run(cpu, data, ids, sg, not a.exact, dim, align=a.align)
                 secs[i].append(s)
         print(f"{model}{' exact' if a.exact else ''}, {ids.size:,} ids, {a.pairs} rounds, loss {loss:.4f}:")
-        for i, c in enumerate(a.code):
+        for i, (_, _, c) in enumerate(variants):
             ratio = statistics.median([b / x for b, x in zip(secs[0], secs[i])])
             print(f"  {c}: {words / statistics.median(secs[i]) / 1e6:.3f}M words/s (CPU time), "
                   f"{ratio:.3f}x the first (paired); min {words / min(secs[i]) / 1e6:.3f}M", flush=True)
