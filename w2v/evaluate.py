@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .checks import is_integer
 from . import arrays
 from .arrays import unitrows, unitvec
 from .errors import FormatError, ParameterError, VocabularyError
@@ -111,7 +112,7 @@ def _ok_vocab(kv, restrict_vocab, case_insensitive):
 def _check_restrict(restrict_vocab):
     if restrict_vocab is None:
         return None
-    if isinstance(restrict_vocab, bool) or not isinstance(restrict_vocab, (int, np.integer)) or restrict_vocab < 0:
+    if not is_integer(restrict_vocab) or restrict_vocab < 0:
         raise ParameterError(f"restrict_vocab must be a non-negative integer or None, got {restrict_vocab!r}")
     return int(restrict_vocab)
 

@@ -23,6 +23,7 @@ import dataclasses
 import inspect
 import numbers
 
+from .checks import is_integer
 from .encoded import DEFAULT_MEMORY_BUDGET
 from .errors import ParameterError
 
@@ -88,7 +89,7 @@ def constructor_signature():
 def _flag(name, value):
     """gensim's 0/1 flags (``hs``, ``cbow_mean``) as the bools of Settings (anything else is left for
     validation to refuse)."""
-    if name in _FLAGS and isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in (0, 1):
+    if name in _FLAGS and is_integer(value) and value in (0, 1):
         return bool(value)
     return value
 

@@ -1,8 +1,8 @@
 """Finding words and their vectors: the lookup methods of :class:`w2v.vectors.KeyedVectors`."""
-from numbers import Integral
 
 import numpy as np
 
+from .checks import is_integer
 from .errors import ParameterError, UnknownWordError
 from .terms import KEY_TYPES, bad_key, is_key
 
@@ -207,7 +207,7 @@ class LookupMixin:
                     raise UnknownWordError.for_word(tok)
                 out.append(i)
             return np.array(out, dtype=np.int64)
-        if isinstance(unknown, bool) or not isinstance(unknown, Integral):
+        if not is_integer(unknown):
             raise ParameterError(f"unknown must be 'error' or an integer, got {unknown!r}")
         get = self.key_to_index.get
         unk = int(unknown)

@@ -6,10 +6,11 @@ input words excluded from the answers); :meth:`~NeighboursMixin.most_similar_bat
 answers many queries with matrix products.
 """
 import reprlib
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 
+from .checks import is_integer, is_real
 from . import arrays
 from .aliases import renamed
 from .arrays import unitrows, unitvec
@@ -24,7 +25,7 @@ _BATCH_QUERIES = 256      # queries per pass over a large vocabulary in most_sim
 
 def _check_topn(topn):
     """``topn`` must be an integer or None (gensim: None returns every score)."""
-    if topn is not None and (isinstance(topn, bool) or not isinstance(topn, Integral)):
+    if topn is not None and not is_integer(topn):
         raise ParameterError(f"topn must be an integer or None, got {topn!r}")
 
 
@@ -46,7 +47,7 @@ class NeighboursMixin:
                 keys.append(item)
             elif isinstance(item, (tuple, list)) and len(item) == 2:
                 key, w = item
-                if isinstance(w, bool) or not isinstance(w, Real):
+                if not is_real(w):
                     raise ParameterError(f"the weight of {reprlib.repr(key)} must be a number, got {w!r}")
                 if not np.isfinite(w):
                     raise ParameterError(f"the weight of {reprlib.repr(key)} is not finite: {w!r}")
@@ -92,7 +93,7 @@ class NeighboursMixin:
         if restrict_vocab:
             return 0, NeighboursMixin._clip(restrict_vocab, n)
         for name, value in (("clip_start", clip_start), ("clip_end", clip_end)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, Integral) or value < 0):
+            if value is not None and (not is_integer(value) or value < 0):
                 raise ParameterError(f"{name} must be a non-negative integer, got {value!r}")
         end = min(int(clip_end), n) if clip_end else n     # gensim: clip_end 0 or None is the end
         return min(int(clip_start or 0), end), end
@@ -100,7 +101,7 @@ class NeighboursMixin:
     @staticmethod
     def _clip(restrict_vocab, n):
         if restrict_vocab:
-            if isinstance(restrict_vocab, bool) or not isinstance(restrict_vocab, Integral) or restrict_vocab < 0:
+            if not is_integer(restrict_vocab) or restrict_vocab < 0:
                 raise ParameterError(f"restrict_vocab must be a positive integer, got {restrict_vocab!r}")
             return min(int(restrict_vocab), n)
         return n
@@ -295,7 +296,7 @@ class NeighboursMixin:
         words = ensure_list(words)
         if not words:
             return []
-        if isinstance(topn, bool) or not isinstance(topn, Integral):
+        if not is_integer(topn):
             raise ParameterError(f"topn must be an integer, got {topn!r}")
         if topn < 1:
             return [[] for _ in words]

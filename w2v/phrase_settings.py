@@ -1,8 +1,8 @@
 """The settings of phrase detection, their validation, and gensim's scorers and connector words."""
 import dataclasses
 import math
-import numbers
 
+from .checks import is_finite_real, is_integer, require
 from .errors import ParameterError
 from .phrase_tables import scoring_name
 
@@ -77,21 +77,18 @@ class PhraseSettings:
 
     def validate(self):
         """Raise :class:`ParameterError` on any invalid value."""
-        def need(cond, msg):
-            if not cond:
-                raise ParameterError(msg)
+        need = require
 
         def integer(name, lo, hi=None):
             v = getattr(self, name)
-            ok = isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= lo and (hi is None or v <= hi)
+            ok = is_integer(v) and v >= lo and (hi is None or v <= hi)
             need(ok, f"{name} must be an integer from {lo}{f' to {hi:,}' if hi else ' up'} (got {v!r})")
 
         integer("min_count", 1)
         integer("max_table_size", 1)
         integer("max_sentence_length", 2, MAX_SENTENCE_LENGTH)
         t = self.threshold
-        need(isinstance(t, numbers.Real) and not isinstance(t, bool) and math.isfinite(t),
-             f"threshold must be a finite number (got {t!r})")
+        need(is_finite_real(t), f"threshold must be a finite number (got {t!r})")
         if self.scoring == "npmi":
             need(-1 <= t <= 1, f"threshold must be in [-1, 1] for npmi scoring (got {t!r})")
         elif self.scoring == "gensim":
@@ -147,7 +144,6 @@ class PhraseSettings:
 
 def check_passes(passes):
     """``passes`` as an int from 1 to :data:`MAX_PASSES`, or a :class:`ParameterError`."""
-    ok = isinstance(passes, numbers.Integral) and not isinstance(passes, bool) and 1 <= passes <= MAX_PASSES
-    if not ok:
-        raise ParameterError(f"passes must be an integer from 1 to {MAX_PASSES} (got {passes!r})")
+    require(is_integer(passes) and 1 <= passes <= MAX_PASSES,
+            f"passes must be an integer from 1 to {MAX_PASSES} (got {passes!r})")
     return int(passes)

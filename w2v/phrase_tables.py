@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .checks import is_integer
 from .errors import ParameterError
 
 MAX_LOAD = 0.7            # entries per slot a table is sized for, as word2vec.c's vocab_hash
@@ -441,6 +442,6 @@ def check_threads(threads):
     """The number of counting threads (``None``: 1)."""
     if threads is None:
         return 1
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
+    if not is_integer(threads) or not 1 <= threads <= 256:
         raise ParameterError(f"threads must be an integer from 1 to 256 (got {threads!r})")
     return int(threads)

@@ -1,11 +1,10 @@
 """Training settings, their defaults and their validation."""
 import dataclasses
-import math
-import numbers
 import os
 
 import numpy as np
 
+from .checks import is_finite_real, is_integer, require
 from .corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS
 from .errors import ParameterError
 
@@ -83,20 +82,16 @@ class Settings:
 
     def validate(self):
         """Raise :class:`ParameterError` on any invalid value (or a value of the wrong type)."""
-        def need(cond, msg):
-            if not cond:
-                raise ParameterError(msg)
+        need = require
 
         def integer(name, lo, hi=None):
             v = getattr(self, name)
-            ok = isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= lo
-            need(ok, f"{name} must be an integer >= {lo} (got {v!r})")
+            need(is_integer(v) and v >= lo, f"{name} must be an integer >= {lo} (got {v!r})")
             need(hi is None or v <= hi, f"{name} must be <= {hi} (got {v!r})")
 
         def real(name):
             v = getattr(self, name)
-            ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-            need(ok, f"{name} must be a finite number (got {v!r})")
+            need(is_finite_real(v), f"{name} must be a finite number (got {v!r})")
 
         for name in ("cbow_mean", "hs", "exact", "lowercase", "deterministic"):
             # a real bool: a model file's "false" (a string) must not mean True

@@ -8,10 +8,10 @@
 """
 import logging
 import os
-from numbers import Integral, Real
 
 import numpy as np
 
+from .checks import is_integer, is_real
 from .aliases import renamed
 from .errors import FormatError, ParameterError
 from .formats import (check_limit, check_unicode_errors, read_native, read_vocab_counts, read_word2vec,
@@ -315,7 +315,7 @@ class FilesMixin:
     def _header_count(total_vec, n, write_header, append):
         if total_vec is None:
             return n
-        if isinstance(total_vec, bool) or not isinstance(total_vec, Integral) or total_vec < 0:
+        if not is_integer(total_vec) or total_vec < 0:
             raise ParameterError(f"total_vec must be a non-negative integer or None, got {total_vec!r}")
         if write_header and not append and total_vec < n:
             raise ParameterError(f"total_vec ({total_vec}) is below the {n} vectors written: no reader "
@@ -357,7 +357,7 @@ class FilesMixin:
         FormatError
             The file is corrupt (see :meth:`load_word2vec_format`).
         """
-        if isinstance(lockf, bool) or not isinstance(lockf, Real) or not np.isfinite(lockf):
+        if not is_real(lockf) or not np.isfinite(lockf):
             raise ParameterError(f"lockf must be a finite number, got {lockf!r}")
         data = read_word2vec(fname, binary=binary, unicode_errors=unicode_errors, encoding=encoding)
         if data.vectors.shape[1] != self.vector_size:

@@ -19,11 +19,11 @@ import codecs
 import os
 import re
 import shutil
-from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
 
+from ..checks import is_integer
 from ..arrays import check_finite
 from ..atomic import atomic_write
 from ..errors import FormatError, ParameterError
@@ -68,7 +68,7 @@ def check_limit(limit):
     """
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, Integral) or limit < 1:
+    if not is_integer(limit) or limit < 1:
         raise ParameterError(f"limit must be a positive integer or None, got {limit!r}")
     return int(limit)
 

@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 
+from ..checks import is_integer
 from ..errors import ParameterError, UnknownWordError
 
 __all__ = ["Selection", "select_words", "parse_word_list", "rows_needed"]
@@ -131,7 +132,7 @@ def _check_known(kv, words):
 
 
 def _check_count(name, value, least):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+    if not is_integer(value) or value < least:
         raise ParameterError(f"{name} must be an integer >= {least}, got {value!r}")
     return int(value)
 

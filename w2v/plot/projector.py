@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 
+from ..checks import is_integer
 from ..atomic import atomic_write, atomic_write_text
 from ..errors import FormatError, OutputError, ParameterError
 
@@ -48,7 +49,7 @@ def export_projector(kv, directory, limit=None, tensor_name="w2v"):
     ParameterError
         ``limit`` is not a positive integer.
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
+    if limit is not None and (not is_integer(limit) or limit < 1):
         raise ParameterError(f"limit must be a positive integer, got {limit!r}")
     n = len(kv) if limit is None else min(int(limit), len(kv))
     words = kv.index_to_key[:n]

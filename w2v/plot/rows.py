@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from ..checks import is_integer
 from ..arrays import check_finite
 from ..errors import FormatError, ParameterError
 from ..formats import NATIVE_FORMAT, NATIVE_VERSION, decode_utf8, load_npy
@@ -46,7 +47,7 @@ def load_rows(path, rows=None):
     """
     if rows is None:
         return load(path, mmap=True)
-    if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
+    if not is_integer(rows) or rows < 1:
         raise ParameterError(f"rows must be a positive integer, got {rows!r}")
     path = os.fspath(path)
     if not os.path.isdir(path):
