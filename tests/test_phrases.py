@@ -316,3 +316,16 @@ def test_blocks_ahead_yields_in_order_raises_the_producers_error_and_stops_its_t
     gen.close()   # the writer stops early: the thread stops after the item it is on
     assert not ahead_threads()
     assert len(taken) <= 3 + 2 + 1
+
+
+def test_join_table_filter_holds_every_phrase_and_misses_most_other_pairs():
+    from w2v.kernels.phrases import may_hold, pair_hash
+    rng = np.random.default_rng(5)
+    keys = np.unique(rng.integers(0, 1 << 40, 5000, dtype=np.int64))
+    runs = np.where(rng.random(keys.size) < 0.2, rng.integers(1, 50, keys.size), 0).astype(np.int64)
+    join = phrase_tables.JoinTable(keys, runs, np.arange(keys.size, dtype=np.int32))
+    assert join.filter.size * 64 >= 16 * keys.size
+    assert all(may_hold(join.filter, np.uint64(pair_hash(k, r))) for k, r in zip(keys.tolist(), runs.tolist()))
+    others = np.setdiff1d(rng.integers(0, 1 << 40, 20000, dtype=np.int64), keys)
+    passed = sum(bool(may_hold(join.filter, np.uint64(pair_hash(k, 0)))) for k in others.tolist())
+    assert passed / others.size < 0.1   # ~16 bits per phrase: about 4% pass

@@ -279,7 +279,7 @@ def write_text(stream, words, fh, last=None):
     """Write an id stream of ``words``' ids as text to the binary file ``fh``: tokens separated by
     spaces, one line per non-empty sentence; ``last`` (a :class:`Joiner`) joins a last pass on the
     way.  Returns the bytes written."""
-    from .kernels.phrases import text_bytes, write_tokens
+    from .kernels.text import text_bytes, write_tokens
     encoded = [w.encode("utf-8") for w in words]
     sizes = np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1   # each token and a space
     offsets = np.zeros(len(encoded) + 1, np.int64)

@@ -368,12 +368,14 @@ class JoinTable:
     """One pass of joining: the phrases ``(a, run, b)`` of a layer and their look-up table."""
 
     def __init__(self, keys, runs, out):
-        from .kernels.phrases import insert_entries
+        from .kernels.phrases import fill_filter, insert_entries
         self.keys = np.ascontiguousarray(keys, np.int64)
         self.runs = np.ascontiguousarray(runs, np.int64)
         self.out = np.ascontiguousarray(out, np.int32)
         self.table = np.zeros(3 * _slots(self.keys.size), np.int64)
         insert_entries(self.table, self.keys, self.runs, np.arange(self.keys.size, dtype=np.int64))
+        self.filter = np.zeros(_filter_words(self.keys.size), np.uint64)
+        fill_filter(self.table, self.filter)
         a, b = self.keys >> 32, self.keys & 0xFFFFFFFF
         self.role = np.zeros(int(max(a.max(), b.max())) + 1 if self.keys.size else 0, np.int8)
         self.role[a] |= 1
@@ -381,6 +383,12 @@ class JoinTable:
 
     def __len__(self):
         return int(self.keys.size)
+
+
+def _filter_words(entries):
+    """uint64 words of a :class:`JoinTable`'s filter: about 16 bits per entry (4% false positives),
+    a power of two from 1,024 bits to 16 MiB."""
+    return min(1 << 21, max(16, _next_pow2(entries) // 4))
 
 
 def token_flags(keys, connector, join):
@@ -412,8 +420,8 @@ def join_ids(ids, final, stream_ids, join, phrase_out, runs, chunk, max_run, sta
         counts = np.zeros(1, np.int64)
     flags_model, flags_extra = flags if flags is not None else join_flags(stream_ids, join)
     consumed, written = join_phrases(ids, ids.size, final, stream_ids.n_ident, stream_ids.key_extra, flags_model,
-                                     flags_extra, chunk, max_run, join.table, phrase_out, runs.rtab, runs.rhash,
-                                     runs.roff, runs.pool, state, out, counts, count_out)
+                                     flags_extra, chunk, max_run, join.table, join.filter, phrase_out, runs.rtab,
+                                     runs.rhash, runs.roff, runs.pool, state, out, counts, count_out)
     return consumed, out[:written]
 
 

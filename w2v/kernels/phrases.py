@@ -27,9 +27,7 @@ empty slot and a table is a fresh ``np.zeros`` (pages the kernel maps lazily).
 import math
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from .prefetch import prefetch_item
 from .tokenize import mix_hash
@@ -92,11 +90,27 @@ def find_slot(table, slots, key, run, h):
             s = 0
 
 
+@njit(inline="always", **OPTIONS)
+def filter_bit(h, bits):
+    """The bit of hash ``h`` in the filter ``bits`` (uint64 words, a power of two of them): taken from
+    the hash's high half, so it does not follow the slot (:func:`home_slot` reads the low half)."""
+    return np.int64(h >> _PART_SHIFT) & (bits.size * 64 - 1)
+
+
+@njit(inline="always", **OPTIONS)
+def may_hold(bits, h):
+    """False when no entry of the filter's table has hash ``h`` (true may be a false positive)."""
+    k = filter_bit(h, bits)
+    return (bits[k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
+
+
 @njit(**OPTIONS)
-def lookup(table, key, run):
-    """The value stored for ``(key, run)`` in ``table``, or ``-1``."""
-    s = find_slot(table, table.size // WIDTH, key, run, pair_hash(key, run))
-    return table[WIDTH * s + 2] if table[WIDTH * s] != EMPTY else -1
+def fill_filter(table, bits):
+    """Set the filter bit of every entry of ``table`` in ``bits`` (zeros)."""
+    for s in range(table.size // WIDTH):
+        if table[WIDTH * s] != EMPTY:
+            k = filter_bit(pair_hash(table[WIDTH * s] - 1, table[WIDTH * s + 1]), bits)
+            bits[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
 
 
 @njit(**OPTIONS)
@@ -317,8 +331,8 @@ def emit(ids, lo, hi, out, w, counts, count_out):
 
 
 @njit(**OPTIONS)
-def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, chunk, max_run, table, phrase_out,
-                 rtab, rhash, roff, pool, state, out, counts, count_out):
+def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, chunk, max_run, table, table_filter,
+                 phrase_out, rtab, rhash, roff, pool, state, out, counts, count_out):
     """Join the phrases of ``ids[:n]`` greedily from the left, as gensim's ``analyze_sentence``
     (and word2phrase, which has no connectors) does.
 
@@ -329,6 +343,9 @@ def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, ch
 
     Parameters
     ----------
+    table_filter : uint64[:]
+        The filter of ``table`` (:func:`fill_filter`): most candidates that are not phrases miss
+        it, and skip the probe of ``table`` (17M tokens: 0.32 s -> 0.20 s).
     final : bool
         ``ids`` ends the stream; otherwise the last start and the connectors after it are left
         for the next piece (they are not consumed).
@@ -388,7 +405,12 @@ def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, ch
                 if run_len > 0:
                     run = lookup_run(ids, start + 1, i, n_ident, key_extra, rtab, rhash, roff, pool)
                 if run >= 0:
-                    p = lookup(table, (ka << 32) | kb, run)
+                    key = (ka << 32) | kb
+                    h = pair_hash(key, run)
+                    if may_hold(table_filter, h):
+                        s = find_slot(table, table.size // WIDTH, key, run, h)
+                        if table[WIDTH * s] != EMPTY:
+                            p = table[WIDTH * s + 2]
             if p >= 0:
                 out[w] = phrase_out[p]
                 if count_out:
@@ -521,67 +543,3 @@ def first_seen(ids, order, state):
             order[t] = nxt
             nxt += 1
     state[0] = nxt
-
-
-@njit(**OPTIONS)
-def text_bytes(ids, offsets):
-    """The bytes :func:`write_tokens` writes for ``ids``, separators included."""
-    n = 0
-    for i in range(ids.size):
-        t = ids[i]
-        if t >= 0:
-            n += offsets[t + 1] - offsets[t]
-    return n
-
-
-@intrinsic
-def move8(typingctx, dst, dst_index, src, src_index):
-    """Copy the 8 bytes ``src[src_index:src_index + 8]`` to ``dst[dst_index:]`` (uint8 arrays) as one
-    unaligned 64-bit load and store; 4x a byte loop when writing text."""
-    if not all(isinstance(a, types.Array) for a in (dst, src)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        dstty, dity, srcty, sity = signature.args
-        d = context.make_array(dstty)(context, builder, args[0])
-        s = context.make_array(srcty)(context, builder, args[2])
-        i8p = ir.IntType(8).as_pointer()
-        i64p = ir.IntType(64).as_pointer()
-        dp = builder.gep(builder.bitcast(d.data, i8p), [context.cast(builder, args[1], dity, types.intp)])
-        sp = builder.gep(builder.bitcast(s.data, i8p), [context.cast(builder, args[3], sity, types.intp)])
-        builder.store(builder.load(builder.bitcast(sp, i64p), align=1), builder.bitcast(dp, i64p), align=1)
-        return context.get_dummy_value()
-
-    return types.none(dst, dst_index, src, src_index), codegen
-
-
-@njit(**OPTIONS)
-def write_tokens(ids, arena, offsets, state, out):
-    """Write the tokens of ``ids`` as text into ``out``: a space between tokens, a newline at each
-    sentence end that closes a non-empty line (empty lines are dropped).
-
-    ``arena[offsets[t]:offsets[t + 1]]`` is token ``t``'s bytes and a space.  The last byte of a
-    block is the separator of the line still open, decided by the next block: the caller puts it
-    back at ``out[0]`` (``state[1]``: one is pending) and writes all but the last byte written.
-    ``state[0]``: whether the current line holds a token, updated.  Bytes are copied 8 at a time:
-    ``arena`` has 8 bytes more than its tokens, and ``out`` must hold every token's bytes and
-    space, and 9 bytes more.  Returns the bytes in ``out``.
-    """
-    w = 1 if state[1] else 0
-    on_line = state[0]
-    for i in range(ids.size):
-        t = ids[i]
-        if t < 0:
-            if on_line:
-                out[w - 1] = 10
-                on_line = 0
-            continue
-        s = offsets[t]
-        n = offsets[t + 1] - s
-        for j in range(0, n, 8):
-            move8(out, w + j, arena, s + j)
-        w += n
-        on_line = 1
-    state[0] = on_line
-    state[1] = 1 if w > 0 else 0
-    return w

@@ -1,0 +1,71 @@
+"""Numba kernels that write an id stream as text: each token's bytes, a space between tokens, a
+newline at each sentence end (``w2v phrases -o``)."""
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
+
+
+@njit(**OPTIONS)
+def text_bytes(ids, offsets):
+    """The bytes :func:`write_tokens` writes for ``ids``, separators included."""
+    n = 0
+    for i in range(ids.size):
+        t = ids[i]
+        if t >= 0:
+            n += offsets[t + 1] - offsets[t]
+    return n
+
+
+@intrinsic
+def move8(typingctx, dst, dst_index, src, src_index):
+    """Copy the 8 bytes ``src[src_index:src_index + 8]`` to ``dst[dst_index:]`` (uint8 arrays) as one
+    unaligned 64-bit load and store; 4x a byte loop when writing text."""
+    if not all(isinstance(a, types.Array) for a in (dst, src)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        dstty, dity, srcty, sity = signature.args
+        d = context.make_array(dstty)(context, builder, args[0])
+        s = context.make_array(srcty)(context, builder, args[2])
+        i8p = ir.IntType(8).as_pointer()
+        i64p = ir.IntType(64).as_pointer()
+        dp = builder.gep(builder.bitcast(d.data, i8p), [context.cast(builder, args[1], dity, types.intp)])
+        sp = builder.gep(builder.bitcast(s.data, i8p), [context.cast(builder, args[3], sity, types.intp)])
+        builder.store(builder.load(builder.bitcast(sp, i64p), align=1), builder.bitcast(dp, i64p), align=1)
+        return context.get_dummy_value()
+
+    return types.none(dst, dst_index, src, src_index), codegen
+
+
+@njit(**OPTIONS)
+def write_tokens(ids, arena, offsets, state, out):
+    """Write the tokens of ``ids`` as text into ``out``: a space between tokens, a newline at each
+    sentence end that closes a non-empty line (empty lines are dropped).
+
+    ``arena[offsets[t]:offsets[t + 1]]`` is token ``t``'s bytes and a space.  The last byte of a
+    block is the separator of the line still open, decided by the next block: the caller puts it
+    back at ``out[0]`` (``state[1]``: one is pending) and writes all but the last byte written.
+    ``state[0]``: whether the current line holds a token, updated.  Bytes are copied 8 at a time:
+    ``arena`` has 8 bytes more than its tokens, and ``out`` must hold every token's bytes and
+    space, and 9 bytes more.  Returns the bytes in ``out``.
+    """
+    w = 1 if state[1] else 0
+    on_line = state[0]
+    for i in range(ids.size):
+        t = ids[i]
+        if t < 0:
+            if on_line:
+                out[w - 1] = 10
+                on_line = 0
+            continue
+        s = offsets[t]
+        n = offsets[t + 1] - s
+        for j in range(0, n, 8):
+            move8(out, w + j, arena, s + j)
+        w += n
+        on_line = 1
+    state[0] = on_line
+    state[1] = 1 if w > 0 else 0
+    return w
