@@ -145,16 +145,19 @@ class RunTable:
 class PairCounts:
     """Pair counts ``(a, run, b) -> count`` in ``nparts`` hash tables, pruned to ``max_entries``.
 
+    With ``runs`` false every run is 0 (no connector words), and the tables keep no run column.
+
     When more than ``max_entries`` pairs are held, the pairs seen at most
     ``min_reduce`` times are dropped and ``min_reduce`` grows by one, until
     at most ``max_entries`` are left: word2vec.c's ``ReduceVocab``, on pairs
     (unigram counts are never pruned).  ``pruned`` records that it happened.
     """
 
-    def __init__(self, nparts, max_entries):
+    def __init__(self, nparts, max_entries, runs=True):
         self.nparts = int(nparts)
         self.max_entries = int(max_entries)
-        self.tables = [np.zeros(3 << 10, np.int64) for _ in range(self.nparts)]
+        self.width = 3 if runs else 2   # columns of a slot: key, run (with runs), count
+        self.tables = [self._table(1 << 10) for _ in range(self.nparts)]
         self.fill = np.zeros((self.nparts, 1), np.int64)
         self.min_reduce = 1
         self.pruned = False
@@ -164,7 +167,7 @@ class PairCounts:
 
     def limit(self, p):
         """Entries partition ``p``'s table may hold before it must grow (:data:`FULL_LOAD` of its slots)."""
-        return int(FULL_LOAD * (self.tables[p].size // 3))
+        return int(FULL_LOAD * self.tables[p].shape[0])
 
     def grow(self, p):
         """Give partition ``p`` half as many slots again (at least :data:`MAX_LOAD` of them free)."""
@@ -175,15 +178,18 @@ class PairCounts:
         they need not grow step by step (each step rehashes every pair)."""
         share = min(int(pairs), self.max_entries) // self.nparts
         for p in range(self.nparts):
-            if share > MAX_LOAD * (self.tables[p].size // 3):
+            if share > MAX_LOAD * self.tables[p].shape[0]:
                 self._resize(p, _slots(share))
 
     def _resize(self, p, slots):
         from .kernels.phrases import insert_entries, table_entries
         keys, runs, values = table_entries(self.tables[p], 1)
-        table = np.zeros(3 * slots, np.int64)
+        table = self._table(slots)
         insert_entries(table, keys, runs, values)
         self.tables[p] = table
+
+    def _table(self, slots):
+        return np.zeros((slots, self.width), np.int64)
 
     def prune(self):
         """Drop the rarest pairs while more than ``max_entries`` are held (see the class)."""
@@ -191,7 +197,7 @@ class PairCounts:
         while len(self) > self.max_entries:
             for p in range(self.nparts):
                 keys, runs, values = table_entries(self.tables[p], self.min_reduce + 1)
-                self.tables[p] = np.zeros(self.tables[p].size, np.int64)
+                self.tables[p] = self._table(self.tables[p].shape[0])
                 insert_entries(self.tables[p], keys, runs, values)
                 self.fill[p, 0] = keys.size
             self.min_reduce += 1
@@ -215,6 +221,8 @@ class PairCounts:
         from .kernels.phrases import insert_entries, pair_parts
         if not keys.size:
             return
+        if self.width == 2 and np.any(runs):
+            raise ValueError("pairs with connector runs added to counts without runs")
         old_keys, old_runs, old_counts = self.entries()
         keys = np.concatenate([old_keys, keys])
         runs = np.concatenate([old_runs, runs])
@@ -228,7 +236,7 @@ class PairCounts:
         part = pair_parts(keys, runs, self.nparts)
         for p in range(self.nparts):
             mine = part == p
-            self.tables[p] = np.zeros(3 * _slots(int(mine.sum())), np.int64)
+            self.tables[p] = self._table(_slots(int(mine.sum())))
             insert_entries(self.tables[p], keys[mine], runs[mine], counts[mine])
             self.fill[p, 0] = int(mine.sum())
         self.prune()
@@ -372,7 +380,7 @@ class JoinTable:
         self.keys = np.ascontiguousarray(keys, np.int64)
         self.runs = np.ascontiguousarray(runs, np.int64)
         self.out = np.ascontiguousarray(out, np.int32)
-        self.table = np.zeros(3 * _slots(self.keys.size), np.int64)
+        self.table = np.zeros((_slots(self.keys.size), 3 if self.runs.any() else 2), np.int64)
         insert_entries(self.table, self.keys, self.runs, np.arange(self.keys.size, dtype=np.int64))
         self.filter = np.zeros(_filter_words(self.keys.size), np.uint64)
         fill_filter(self.table, self.filter)

@@ -126,7 +126,7 @@ class Phrases(_Joining):
         self._index = {}
         self._unigram = np.zeros(0, np.int64)
         self._connector = np.zeros(0, np.bool_)
-        self.pairs = PairCounts(self.threads, self.settings.max_table_size)
+        self.pairs = PairCounts(self.threads, self.settings.max_table_size, runs=bool(self.settings.connector_words))
         self.runs = RunTable()
         self.corpus_word_count = 0
         self._frozen_cache = None
