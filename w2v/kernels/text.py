@@ -1,8 +1,8 @@
 """Numba kernels that write an id stream as text: each token's bytes, a space between tokens, a
 newline at each sentence end (``w2v phrases -o``)."""
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
+
+from .words64 import move8
 
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
 
@@ -16,27 +16,6 @@ def text_bytes(ids, offsets):
         if t >= 0:
             n += offsets[t + 1] - offsets[t]
     return n
-
-
-@intrinsic
-def move8(typingctx, dst, dst_index, src, src_index):
-    """Copy the 8 bytes ``src[src_index:src_index + 8]`` to ``dst[dst_index:]`` (uint8 arrays) as one
-    unaligned 64-bit load and store; 4x a byte loop when writing text."""
-    if not all(isinstance(a, types.Array) for a in (dst, src)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        dstty, dity, srcty, sity = signature.args
-        d = context.make_array(dstty)(context, builder, args[0])
-        s = context.make_array(srcty)(context, builder, args[2])
-        i8p = ir.IntType(8).as_pointer()
-        i64p = ir.IntType(64).as_pointer()
-        dp = builder.gep(builder.bitcast(d.data, i8p), [context.cast(builder, args[1], dity, types.intp)])
-        sp = builder.gep(builder.bitcast(s.data, i8p), [context.cast(builder, args[3], sity, types.intp)])
-        builder.store(builder.load(builder.bitcast(sp, i64p), align=1), builder.bitcast(dp, i64p), align=1)
-        return context.get_dummy_value()
-
-    return types.none(dst, dst_index, src, src_index), codegen
 
 
 @njit(**OPTIONS)

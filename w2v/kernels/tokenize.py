@@ -4,7 +4,7 @@ The scan has two stages, so that two threads can share it (one splits a
 buffer while the other counts the previous one; see ``w2v.corpus``):
 
 * :func:`split_tokens` splits a buffer of UTF-8 bytes at whitespace and
-  hashes every token (FNV-1a, then murmur3's finalizer);
+  hashes every token (8 bytes at a time, then murmur3's finalizer);
 * :func:`count_tokens` looks every token up in an open-addressing hash table
   of the words seen so far (linear probing), gives new words the next
   provisional id, counts, and writes the id stream with ``-1`` for every
@@ -30,13 +30,16 @@ import numpy as np
 from numba import njit
 
 from .prefetch import prefetch_item
+from .words64 import first_flagged_byte, load8
 
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
 
 PREFETCH_ITEMS = 16   # how far ahead count_tokens prefetches table slots
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
+_HASH_SEED = np.uint64(0xCBF29CE484222325)
+_WORD_PRIME = np.uint64(0x9E3779B97F4A7C15)    # odd: a step of the token hash is a bijection
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_BELOW_SPACE = np.uint64(0x2121212121212121)   # w - this flags the bytes below 0x21 (and maybe some above them)
 
 # ASCII whitespace of str.isspace(): \t \n \v \f \r, the four separators 0x1c-0x1f, space
 ASCII_SPACE = np.zeros(128, np.bool_)
@@ -87,8 +90,8 @@ _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
 
 @njit(**OPTIONS)
 def mix_hash(h):
-    """Spread FNV-1a's bits (murmur3's finalizer): the low bits of an FNV-1a
-    hash depend only on the low bits of the input, and the slot is taken
+    """Spread a multiplicative hash's bits (murmur3's finalizer): the low bits of a
+    product depend only on the low bits of its factors, and the slot is taken
     from the low bits."""
     h ^= h >> np.uint64(33)
     h *= _MIX1
@@ -96,6 +99,92 @@ def mix_hash(h):
     h *= _MIX2
     h ^= h >> np.uint64(33)
     return h
+
+
+@njit(inline="always", **OPTIONS)
+def hash_step(h, word):
+    """One step of the token hash: the next 8 bytes of the token, as a little-endian word."""
+    return (h ^ word) * _WORD_PRIME
+
+
+@njit(inline="always", **OPTIONS)
+def hash_end(h, length):
+    """The token hash of ``length`` bytes hashed into ``h``."""
+    return mix_hash(h ^ np.uint64(length))
+
+
+@njit(**OPTIONS)
+def bytes_hash(data, start, length):
+    """The hash :func:`split_tokens` gives the token ``data[start:start + length]``: its bytes 8 at a
+    time as little-endian words (the last one padded with zeros), then its length."""
+    h = _HASH_SEED
+    for k in range(0, length, 8):
+        word = np.uint64(0)
+        for t in range(min(8, length - k)):
+            word |= np.uint64(data[start + k + t]) << np.uint64(8 * t)
+        h = hash_step(h, word)
+    return hash_end(h, length)
+
+
+@njit(inline="always", **OPTIONS)
+def ends_token(buf, p, n, final):
+    """Whether the byte at ``buf[p]`` starts whitespace (1), does not (0), or may (-1: the buffer
+    ends inside what could be a multi-byte space)."""
+    c = buf[p]
+    if c < 0x80:
+        return 1 if ASCII_SPACE[c] else 0
+    k = space_length(buf, p, n, final)
+    return 1 if k > 0 else k
+
+
+@njit(inline="always", **OPTIONS)
+def token_end(buf, i, n, final):
+    """The end of the token that starts at ``buf[i]`` and its hash (:func:`bytes_hash`, before
+    :func:`hash_end`): ``(end, h)``, ``end`` -1 when the token may go on past ``buf[:n]``.
+
+    A word of 8 bytes at a time: the bytes that could start whitespace (below 0x21, or a lead byte)
+    are flagged at once and only those are checked (17M-token wiki slice: 0.39 s -> 0.2 s).
+    """
+    h = _HASH_SEED
+    w0 = i          # the word of the token being read
+    j = i + 1       # the first byte that may end the token
+    while w0 + 8 <= n:
+        word = load8(buf, w0)
+        flags = (((word - _BELOW_SPACE) & ~word) | word) & _HIGH_BITS
+        known = j - w0   # bytes of this word known to be the token's
+        if known >= 8:
+            flags = np.uint64(0)
+        elif known > 0:
+            flags &= ~((np.uint64(1) << np.uint64(8 * known)) - np.uint64(1))
+        while flags:
+            p = w0 + np.int64(first_flagged_byte(flags))
+            k = ends_token(buf, p, n, final)
+            if k > 0:
+                if p > w0:
+                    h = hash_step(h, word & ((np.uint64(1) << np.uint64(8 * (p - w0))) - np.uint64(1)))
+                return p, h
+            if k < 0:
+                return -1, h
+            flags &= flags - np.uint64(1)
+        h = hash_step(h, word)
+        w0 += 8
+        j = w0
+    p = j           # fewer than 8 bytes before n: one at a time
+    while p < n:
+        k = ends_token(buf, p, n, final)
+        if k > 0:
+            break
+        if k < 0:
+            return -1, h
+        p += 1
+    if p == n and not final:
+        return -1, h
+    if p > w0:
+        word = np.uint64(0)
+        for t in range(p - w0):
+            word |= np.uint64(buf[w0 + t]) << np.uint64(8 * t)
+        h = hash_step(h, word)
+    return p, h
 
 
 @njit(**OPTIONS)
@@ -115,7 +204,7 @@ def split_tokens(buf, n, final, starts, lens, hashes):
         At least ``n`` long: per item, the token's first byte and its length,
         or (length ``-1``) the position of a ``\\n``.
     hashes : uint64[:]
-        At least ``n`` long: per token, its mixed FNV-1a hash.
+        At least ``n`` long: per token, its hash (:func:`bytes_hash`).
 
     Returns
     -------
@@ -141,33 +230,37 @@ def split_tokens(buf, n, final, starts, lens, hashes):
             i += k
             consumed = i
             continue
-        # a token: up to the next whitespace
-        j = i
-        h = _FNV_OFFSET
-        incomplete = False
-        while j < n:
-            c = buf[j]
-            if c < 0x80:
-                if ASCII_SPACE[c]:
-                    break
-            else:
-                k = space_length(buf, j, n, final)
-                if k > 0:
-                    break
-                if k < 0:
-                    incomplete = True
-                    break
-            h = (h ^ np.uint64(c)) * _FNV_PRIME
-            j += 1
-        if incomplete or (j == n and not final):
+        end, h = token_end(buf, i, n, final)
+        if end < 0:
             break
         starts[items] = i
-        lens[items] = j - i
-        hashes[items] = mix_hash(h)
+        lens[items] = end - i
+        hashes[items] = hash_end(h, end - i)
         items += 1
-        i = j
-        consumed = j
+        i = end
+        consumed = end
     return consumed, items
+
+
+@njit(inline="always", **OPTIONS)
+def same_bytes(a, i, b, j, length):
+    """Whether ``a[i:i + length]`` and ``b[j:j + length]`` hold the same bytes: 8 at a time, and the
+    last up to 8 in one masked compare where both arrays go on that far."""
+    t = 0
+    while t + 8 <= length:
+        if load8(a, i + t) != load8(b, j + t):
+            return False
+        t += 8
+    rest = length - t
+    if rest == 0:
+        return True
+    if i + t + 8 <= a.size and j + t + 8 <= b.size:
+        diff = load8(a, i + t) ^ load8(b, j + t)
+        return diff & ((np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1)) == 0
+    for k in range(t, length):
+        if a[i + k] != b[j + k]:
+            return False
+    return True
 
 
 @njit(**OPTIONS)
@@ -238,12 +331,7 @@ def count_tokens(buf, starts, lens, hashes, first, items, table, words, arena, c
             if (e >> 32) == tag:
                 cand = e & _LOW32
                 if words[cand, 1] == length:
-                    s = words[cand, 0]
-                    same = True
-                    for t in range(length):
-                        if arena[s + t] != buf[i + t]:
-                            same = False
-                            break
+                    same = same_bytes(arena, words[cand, 0], buf, i, length)
                     if same:
                         wid = cand
                         break
@@ -385,11 +473,7 @@ def rebuild_table(table, words, arena, nw):
     """Insert ids ``0..nw-1`` into the empty ``table``, hashing their bytes again."""
     mask = table.size - 1
     for w in range(nw):
-        h = _FNV_OFFSET
-        s = words[w, 0]
-        for t in range(words[w, 1]):
-            h = (h ^ np.uint64(arena[s + t])) * _FNV_PRIME
-        h = mix_hash(h)
+        h = bytes_hash(arena, words[w, 0], words[w, 1])
         slot = np.int64(h & np.uint64(mask))
         while table[slot] >= 0:
             slot = (slot + 1) & mask
