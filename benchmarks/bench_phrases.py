@@ -13,9 +13,10 @@ and peak RSS):
   threshold 10), then ``FrozenPhrases`` applied to every sentence, written
   one sentence per line.
 
-Runs are interleaved (one of each system per repeat); the table gives the
-medians and the ratios of the medians, and says whether each pair wrote the
-same tokens.  A markdown table is printed and written, with a JSON file, to
+Runs are interleaved (one of each system per repeat), each after ``os.sync()``
+(outside its time), so that the previous run's unsynced output is not written
+back during it.  The table gives the medians and the ratios of the medians, and
+says whether each pair wrote the same tokens.  A markdown table is printed and written, with a JSON file, to
 ``benchmarks/results/``.
 
 Example::
@@ -97,6 +98,9 @@ def main(argv=None):
     for rep in range(args.repeats):
         for name in args.systems:
             argv_, _, cwd = cmds[name]
+            # the last run's output (100 MB; the peers do not sync it) is written back before this
+            # run starts, not during it: each run is timed with only its own disk writes
+            os.sync()
             r = run_timed(argv_, cwd=cwd, time_report=Path(scratch) / "time.txt")
             if r["rc"] != 0:
                 sys.exit(f"bench_phrases: {name} failed ({r['rc']}): {r['output_tail'][-2000:]}")
