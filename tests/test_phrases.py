@@ -329,3 +329,37 @@ def test_join_table_filter_holds_every_phrase_and_misses_most_other_pairs():
     others = np.setdiff1d(rng.integers(0, 1 << 40, 20000, dtype=np.int64), keys)
     passed = sum(bool(may_hold(join.filter, np.uint64(pair_hash(k, 0)))) for k in others.tolist())
     assert passed / others.size < 0.1   # ~16 bits per phrase: about 4% pass
+
+
+def test_a_candidate_with_a_connector_run_never_joins_as_a_phrase_without_one():
+    # a later pass's phrases may have no connector run (a join table of two columns) while the
+    # stream still holds connectors: "a of b" is not the phrase a_b
+    from w2v.phrase_tables import JoinTable, RunTable, StreamIds, join_ids
+    n = 20000
+    conn = 0
+    runs = RunTable()
+    assert runs.intern([conn]) == 1          # the run "of" is known from an earlier pass
+    a = np.arange(1, 2 * n, 2, dtype=np.int64)
+    b = a + 1
+    join = JoinTable((a << 32) | b, np.zeros(n, np.int64), np.arange(2 * n + 1, 3 * n + 1, dtype=np.int32))
+    assert join.table.shape[1] == 2
+    join.filter[:] = ~np.uint64(0)   # a filter every pair passes: each candidate is probed
+    flags = np.zeros(3 * n + 1, np.bool_)
+    flags[conn] = True
+    stream = np.stack([a, np.full(n, conn), b, np.full(n, -1)], axis=1).ravel().astype(np.int32)
+    _, out = join_ids(stream, True, StreamIds.identity(flags), join, join.out, runs, 0, 100, np.zeros(1, np.int64))
+    assert out.tolist() == stream.tolist()
+    plain = np.stack([a, b, np.full(n, -1)], axis=1).ravel().astype(np.int32)   # and without "of", they join
+    _, out = join_ids(plain, True, StreamIds.identity(flags), join, join.out, runs, 0, 100, np.zeros(1, np.int64))
+    assert out.tolist() == np.stack([join.out, np.full(n, -1)], axis=1).ravel().tolist()
+
+
+def test_pair_tables_without_runs_refuse_pairs_with_runs():
+    from w2v.phrase_tables import CountOptions, PairCounts, RunTable, StreamIds, count_stream
+    pairs = PairCounts(1, 100, runs=False)
+    with pytest.raises(ValueError, match="without runs"):
+        pairs.add(np.array([1 << 32 | 2]), np.array([1]), np.array([5]))
+    with pytest.raises(ValueError, match="without runs"):
+        count_stream([np.array([0, 1, 2, -1], np.int32)], StreamIds.identity(np.array([False, True, False])),
+                     np.zeros(3, np.int64), pairs, RunTable(), CountOptions(False, 0, 100, 1))
+    assert len(pairs) == 0

@@ -70,6 +70,11 @@ def _next_pow2(n):
     return 1 << max(4, int(n - 1).bit_length())
 
 
+def table_width(runs):
+    """Columns of a pair table's slot: key, run (only when some pair has a connector run), value."""
+    return 3 if runs else 2
+
+
 def _slots(n):
     """Slots of a pair table for ``n`` entries at :data:`MAX_LOAD` (any number: see
     :func:`w2v.kernels.phrases.home_slot`)."""
@@ -156,7 +161,7 @@ class PairCounts:
     def __init__(self, nparts, max_entries, runs=True):
         self.nparts = int(nparts)
         self.max_entries = int(max_entries)
-        self.width = 3 if runs else 2   # columns of a slot: key, run (with runs), count
+        self.width = table_width(runs)
         self.tables = [self._table(1 << 10) for _ in range(self.nparts)]
         self.fill = np.zeros((self.nparts, 1), np.int64)
         self.min_reduce = 1
@@ -273,6 +278,8 @@ def count_stream(blocks, ids, unigram, pairs, runs, options):
     """
     from .kernels.phrases import count_pairs, intern_runs, last_anchor_cut
     use_runs = bool(ids.conn_model.any() or ids.conn_extra.any())
+    if use_runs and pairs.width == 2:
+        raise ValueError("a stream with connector words counted into pair tables without runs")
     state = np.array([-1, 0, 0], np.int64)
     carry = np.zeros(0, np.int32)
     tokens = 0
@@ -380,7 +387,7 @@ class JoinTable:
         self.keys = np.ascontiguousarray(keys, np.int64)
         self.runs = np.ascontiguousarray(runs, np.int64)
         self.out = np.ascontiguousarray(out, np.int32)
-        self.table = np.zeros((_slots(self.keys.size), 3 if self.runs.any() else 2), np.int64)
+        self.table = np.zeros((_slots(self.keys.size), table_width(self.runs.any())), np.int64)
         insert_entries(self.table, self.keys, self.runs, np.arange(self.keys.size, dtype=np.int64))
         self.filter = np.zeros(_filter_words(self.keys.size), np.uint64)
         fill_filter(self.table, self.filter)
@@ -394,8 +401,8 @@ class JoinTable:
 
 
 def _filter_words(entries):
-    """uint64 words of a :class:`JoinTable`'s filter: about 16 bits per entry (4% false positives),
-    a power of two from 1,024 bits to 16 MiB."""
+    """uint64 words of a :class:`JoinTable`'s filter: 16 to 32 bits per entry (3-6% false
+    positives), a power of two from 1,024 bits to 16 MiB."""
     return min(1 << 21, max(16, _next_pow2(entries) // 4))
 
 

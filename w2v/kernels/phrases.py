@@ -1,4 +1,4 @@
-"""Numba kernels of phrase detection: pair counting, connector runs, greedy joining, text output.
+"""Numba kernels of phrase detection: pair counting, connector runs, greedy joining.
 
 Every kernel walks an id stream (``-1`` ends a sentence) with the same state
 machine, so that counting and joining agree on which pairs exist:
@@ -31,7 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .prefetch import prefetch_item
+from .prefetch import prefetch_row
 from .tokenize import mix_hash
 
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
@@ -43,6 +43,7 @@ _K2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _PART_SHIFT = np.uint64(32)
+_HIGH_HALF = np.uint64(32)   # the filter bit comes from the hash's high half
 
 
 @njit(inline="always", **OPTIONS)
@@ -112,7 +113,7 @@ def put_slot(table, s, key, run, value):
 def filter_bit(h, bits):
     """The bit of hash ``h`` in the filter ``bits`` (uint64 words, a power of two of them): taken from
     the hash's high half, so it does not follow the slot (:func:`home_slot` reads the low half)."""
-    return np.int64(h >> _PART_SHIFT) & (bits.size * 64 - 1)
+    return np.int64(h >> _HIGH_HALF) & (bits.size * 64 - 1)
 
 
 @njit(inline="always", **OPTIONS)
@@ -165,8 +166,7 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
     """
     # blocking: the state machine, the prefetch of a later pair's slot and the insertion share one loop
     slots = table.shape[0]
-    last = table.shape[1] - 1
-    flat = table.ravel()   # a view: the table is C-contiguous
+    value_col = table.shape[1] - 1
     start = state[0]
     pos = state[1]
     run_len = state[2]
@@ -185,10 +185,7 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
                 kb = np.int64(model_id(pb, n_ident, key_extra))
                 h = pair_hash((ka << 32) | kb, 0)
                 if nparts == 1 or part_of(h, nparts) == part:
-                    at = (last + 1) * home_slot(h, slots)
-                    prefetch_item(flat, at)
-                    if last == 2:
-                        prefetch_item(flat, at + 2)   # a slot of three may straddle two cache lines
+                    prefetch_row(table, home_slot(h, slots), table.shape[1])   # a slot may straddle two lines
         t = ids[i]
         if t < 0:
             if not cross_lines:
@@ -214,14 +211,14 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
         if start >= 0:
             run = np.int64(run_at[i]) if use_runs else np.int64(0)
             key = (start << 32) | k
-            h = pair_hash(key, run) if use_runs else pair_hash(key, 0)
+            h = pair_hash(key, run)
             if nparts == 1 or part_of(h, nparts) == part:
                 s = find_slot(table, key, run, h)
                 if table[s, 0] == EMPTY:
                     put_slot(table, s, key, run, 1)
                     used += 1
                 else:
-                    table[s, last] += 1
+                    table[s, value_col] += 1
         start = k
         run_len = 0
     state[0] = start
@@ -423,7 +420,7 @@ def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, ch
                 run = 0
                 if run_len > 0:
                     run = lookup_run(ids, start + 1, i, n_ident, key_extra, rtab, rhash, roff, pool)
-                if run >= 0:
+                if run == 0 or (run > 0 and table.shape[1] == 3):   # a table of two columns has no runs
                     key = (ka << 32) | kb
                     h = pair_hash(key, run)
                     if may_hold(table_filter, h):

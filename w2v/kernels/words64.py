@@ -47,7 +47,7 @@ def load8(typingctx, src, index):
 @intrinsic
 def first_flagged_byte(typingctx, mask):
     """The index (0-7) of the lowest byte whose bit 7 is set in the uint64 ``mask`` (not 0)."""
-    if not isinstance(mask, types.Integer):
+    if not (isinstance(mask, types.Integer) and mask.bitwidth == 64):
         return None
 
     def codegen(context, builder, signature, args):
