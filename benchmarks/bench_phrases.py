@@ -13,6 +13,7 @@ and peak RSS):
   threshold 10), then ``FrozenPhrases`` applied to every sentence, written
   one sentence per line.
 
+w2v's modules are byte-compiled first, as the peers' are by ``pip install``.
 Runs are interleaved (one of each system per repeat), each after ``os.sync()``
 (outside its time), so that the previous run's unsynced output is not written
 back during it.  The table gives the medians and the ratios of the medians, and
@@ -35,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import git_describe, machine_info, median, run_timed, which_real  # noqa: E402
+from common import byte_compile, git_describe, machine_info, median, run_timed, which_real  # noqa: E402
 
 GENSIM = r"""
 import sys
@@ -92,6 +93,7 @@ def main(argv=None):
     scratch = tempfile.mkdtemp(prefix="bench-phrases-")
     os.symlink(corpus, Path(scratch) / "in.txt")
     cmds = commands(corpus, scratch, w2v, word2phrase, args.threads)
+    byte_compile("w2v", "w2v_cli")   # the peers run from compiled bytecode too (installed by pip)
     info = machine_info()
     load_before = os.getloadavg()
     runs = []

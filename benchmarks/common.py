@@ -436,6 +436,18 @@ def evaluate_vectors(path: str | os.PathLike, *, binary: bool, analogies: str | 
     return res
 
 
+def byte_compile(*packages: str) -> None:
+    """Write the bytecode of the importable ``packages``, as ``pip install`` does, so that a timed
+    command does not compile their sources on every run (an editable install under
+    ``PYTHONDONTWRITEBYTECODE=1`` keeps none: 0.15 s more per ``w2v`` command)."""
+    import compileall
+    import importlib.util
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            compileall.compile_dir(os.path.dirname(spec.origin), quiet=1)
+
+
 def median(values):
     vals = [v for v in values if v is not None]
     return statistics.median(vals) if vals else None
