@@ -109,8 +109,8 @@ def learn_passes(stream, words, settings, passes, threads=1, report=None, join_l
 
 def counting_threads(cores):
     """Threads (pair-table partitions) that count pairs for ``cores`` cores: one per two cores.
-    Counting is bound by memory: on the 2-core reference host, 17M tokens took 0.6 s with two
-    partitions and 0.5 s with one."""
+    Counting is bound by memory: on the 2-core reference host, the first pass over 17M tokens took
+    0.6 s with two partitions and 0.5 s with one."""
     return max(1, cores // 2)
 
 

@@ -22,9 +22,8 @@ through the same kernels.
 
 Hash tables are int64 arrays of slots, one row each, any number of them, with linear probing:
 ``(a << 32 | b, run, value)``, or ``(a << 32 | b, value)`` in a table of two columns, whose
-pairs have no connector run (a third less memory: counting 17M tokens without connectors,
-0.45 s -> 0.35 s).  A slot stores its key plus one, so that 0 marks an empty slot and a table
-is a fresh ``np.zeros`` (pages the kernel maps lazily).
+pairs have no connector run (a third less memory).  A slot stores its key plus one, so that 0
+marks an empty slot and a table is a fresh ``np.zeros`` (pages the kernel maps lazily).
 """
 import math
 
@@ -107,6 +106,16 @@ def put_slot(table, s, key, run, value):
     if table.shape[1] == 3:
         table[s, 1] = run
     table[s, table.shape[1] - 1] = value
+
+
+@njit(inline="always", **OPTIONS)
+def lookup(table, key, run, h):
+    """The value stored for ``(key, run)`` (hash ``h``), or -1.  A table of two columns holds no
+    pair with a connector run, so such a pair is never found there."""
+    if run != 0 and table.shape[1] == 2:
+        return np.int64(-1)
+    s = find_slot(table, key, run, h)
+    return table[s, table.shape[1] - 1] if table[s, 0] != EMPTY else np.int64(-1)
 
 
 @njit(inline="always", **OPTIONS)
@@ -420,13 +429,11 @@ def join_phrases(ids, n, final, n_ident, key_extra, flags_model, flags_extra, ch
                 run = 0
                 if run_len > 0:
                     run = lookup_run(ids, start + 1, i, n_ident, key_extra, rtab, rhash, roff, pool)
-                if run == 0 or (run > 0 and table.shape[1] == 3):   # a table of two columns has no runs
+                if run >= 0:
                     key = (ka << 32) | kb
                     h = pair_hash(key, run)
                     if may_hold(table_filter, h):
-                        s = find_slot(table, key, run, h)
-                        if table[s, 0] != EMPTY:
-                            p = table[s, table.shape[1] - 1]
+                        p = lookup(table, key, run, h)
             if p >= 0:
                 out[w] = phrase_out[p]
                 if count_out:
@@ -462,20 +469,20 @@ def insert_entries(table, keys, runs, values):
 @njit(**OPTIONS)
 def table_entries(table, min_value):
     """The entries of ``table`` whose value is at least ``min_value``: ``(keys, runs, values)``."""
-    last = table.shape[1] - 1
+    value_col = table.shape[1] - 1
     n = 0
     for s in range(table.shape[0]):
-        if table[s, 0] != EMPTY and table[s, last] >= min_value:
+        if table[s, 0] != EMPTY and table[s, value_col] >= min_value:
             n += 1
     keys = np.empty(n, np.int64)
     runs = np.empty(n, np.int64)
     values = np.empty(n, np.int64)
     n = 0
     for s in range(table.shape[0]):
-        if table[s, 0] != EMPTY and table[s, last] >= min_value:
+        if table[s, 0] != EMPTY and table[s, value_col] >= min_value:
             keys[n] = table[s, 0] - 1
             runs[n] = slot_run(table, s)
-            values[n] = table[s, last]
+            values[n] = table[s, value_col]
             n += 1
     return keys, runs, values
 
