@@ -109,7 +109,7 @@ def _refuse_unsupported(args):
         raise ParameterError("shrink_windows=False: w2v's kernels always draw each window's size in 1..window, "
                              "as word2vec.c; only shrink_windows=True is accepted")
     batch = args["batch_words"]
-    if not isinstance(batch, numbers.Integral) or isinstance(batch, bool) or batch < 1:
+    if not is_integer(batch) or batch < 1:
         raise ParameterError(f"batch_words must be an integer >= 1 (got {batch!r})")
     if args["max_final_vocab"] is not None and not (
             isinstance(args["max_final_vocab"], numbers.Integral) and args["max_final_vocab"] >= 1):

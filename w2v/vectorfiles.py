@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .checks import is_integer, is_real
+from .checks import is_finite_real, is_integer
 from .aliases import renamed
 from .errors import FormatError, ParameterError
 from .formats import (check_limit, check_unicode_errors, read_native, read_vocab_counts, read_word2vec,
@@ -357,7 +357,7 @@ class FilesMixin:
         FormatError
             The file is corrupt (see :meth:`load_word2vec_format`).
         """
-        if not is_real(lockf) or not np.isfinite(lockf):
+        if not is_finite_real(lockf):
             raise ParameterError(f"lockf must be a finite number, got {lockf!r}")
         data = read_word2vec(fname, binary=binary, unicode_errors=unicode_errors, encoding=encoding)
         if data.vectors.shape[1] != self.vector_size:
