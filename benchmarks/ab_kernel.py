@@ -49,7 +49,7 @@ def encode(corpus):
     sys.path.insert(0, str(REPO))
     sys.path.insert(0, str(REPO / "benchmarks"))
     from bench_kernel import encoded_ids
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
     m = Word2Vec(model="sg", dim=100, window=5, negative=5, sample=1e-3, min_count=5, threads=1)
     m.build_vocab([str(corpus)], quiet=True)
     t = m.tables

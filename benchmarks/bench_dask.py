@@ -61,7 +61,7 @@ SCALE_N = (1, 2, 4, 8, 16, 32)
 
 
 def evaluate(model):
-    from w2v.evaluate import evaluate_word_analogies, evaluate_word_pairs
+    from w2v.vectors.evaluate import evaluate_word_analogies, evaluate_word_pairs
     acc = evaluate_word_analogies(model.wv, EVAL_DIR / "questions-words.txt", restrict_vocab=30000)[0]
     rho = evaluate_word_pairs(model.wv, EVAL_DIR / "wordsim353.tsv")[1][0]
     return {"analogy": float(acc), "ws353": float(rho)}

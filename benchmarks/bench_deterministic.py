@@ -31,15 +31,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import EVAL_DIR, evaluate_vectors  # noqa: E402
 
-from w2v import lanes  # noqa: E402
-from w2v.model import Word2Vec  # noqa: E402
+from w2v.training import lanes  # noqa: E402
+from w2v.model.word2vec import Word2Vec  # noqa: E402
 
 SATURATION = lanes.SATURATION
 
 
 def parse_config(text):
     """``hog`` or ``det:L[:W[:sum|mean]]`` as Word2Vec keyword arguments (``sum``: the merge sums the lanes'
-    changes of every row, :data:`w2v.lanes.SATURATION` set to 0; ``mean``: :data:`w2v.lanes.MERGE`)."""
+    changes of every row, :data:`w2v.training.lanes.SATURATION` set to 0;
+    ``mean``: :data:`w2v.training.lanes.MERGE`)."""
     lanes.SATURATION, lanes.MERGE = SATURATION, "saturation"
     if text == "hog":
         return {}

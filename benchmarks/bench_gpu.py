@@ -7,7 +7,7 @@ of a text8-form corpus, 1 and 5 epochs, on the GPU (``device="cuda"``) and on
 the CPU (all cores), and reports for each run: training words/s (raw corpus
 tokens x epochs / training seconds, as ``benchmarks/bench_train.py``), wall
 time, GPU memory (this run's device allocations and the device's peak use),
-and the Google analogy accuracy (``w2v.evaluate.evaluate_word_analogies``,
+and the Google analogy accuracy (``w2v.vectors.evaluate.evaluate_word_analogies``,
 ``restrict_vocab=30000``; gensim is not needed).
 
 Built for a hard time limit (5 minutes on one GPU): the vocabulary is built
@@ -170,7 +170,7 @@ def git_describe():
 
 
 def evaluate(model, restrict):
-    from w2v.evaluate import default_eval_paths, evaluate_word_analogies
+    from w2v.vectors.evaluate import default_eval_paths, evaluate_word_analogies
 
     t = time.perf_counter()
     paths = default_eval_paths()["analogies"]
@@ -259,7 +259,7 @@ def main(argv=None):
         return args.budget - (time.perf_counter() - t_start)
 
     from w2v.cuda import cuda_status
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
     from w2v.settings import available_cores
 
     threads = args.threads or available_cores()

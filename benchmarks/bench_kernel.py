@@ -4,7 +4,7 @@
 Encodes the corpus once with w2v's own scan and vocabulary, then times
 ``w2v.kernels.cpu.train_tokens`` over the whole id stream (one epoch) with 1
 and with N Python threads (the kernels release the GIL; jobs are 64 equal
-slices taken in turn, as ``w2v.train`` does).  The runs come in pairs ordered
+slices taken in turn, as ``w2v.training.hogwild`` does).  The runs come in pairs ordered
 1, N, N, 1, 1, N, ... (ABBA), so that drift of a shared machine hits both
 thread counts alike.  Reports the median corpus words/s of each, the ratio of
 the medians and the median of the paired ratios N-thread / 1-thread (the
@@ -53,8 +53,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from w2v.kernels.cpu import train_tokens  # noqa: E402
-from w2v.train import REPLICA_BYTES, Replica  # noqa: E402
-from w2v.model import Word2Vec  # noqa: E402
+from w2v.training.hogwild import REPLICA_BYTES, Replica  # noqa: E402
+from w2v.model.word2vec import Word2Vec  # noqa: E402
 
 
 def encoded_ids(model):
@@ -111,7 +111,7 @@ def run_once(ids, model, sg, threads, seed=1, corpus_words=None, private=False,
     alpha = 0.025 if sg else 0.05
 
     def worker(w):
-        # as w2v.train: workers after the first train a Replica of the first rows
+        # as w2v.training.hogwild: workers after the first train a Replica of the first rows
         # (made inside the timed run, as there), unless the weights are private
         replica = None
         if w > 0 and replica_bytes > 0 and not private:

@@ -112,7 +112,7 @@ def main(argv=None):
                      "seconds": time_call(lambda: load_rows(model, a.top), a.repeats)})
         rows.append({"what": "`w2v.load(model)` (every row)", "seconds": time_call(lambda: w2v.load(model), a.repeats)})
         binary = os.path.join(tmp, "model.bin")
-        w2v.vectors.save_word2vec_format(w2v.load(model), binary)
+        w2v.vectors.keyed.save_word2vec_format(w2v.load(model), binary)
         seconds = time_command(w2v_cmd + ["plot", binary, "--top", str(a.top), "--method", "pca", "-o", png],
                                a.repeats)
         rows.append({"what": f"`w2v plot model.bin --top {a.top} --method pca` (word2vec binary)", "seconds": seconds})

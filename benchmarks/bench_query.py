@@ -89,7 +89,7 @@ def random_words(n, rng):
 
 
 def random_model(n, dim, seed):
-    from w2v.vectors import KeyedVectors
+    from w2v.vectors.keyed import KeyedVectors
 
     rng = np.random.default_rng(seed)
     vecs = rng.standard_normal((n, dim), dtype=np.float32)
@@ -103,7 +103,7 @@ def write_formats(kv, workdir):
     """The same vectors as word2vec binary, w2v native directory and gensim .kv; returns paths."""
     from gensim.models import KeyedVectors as GKV
 
-    from w2v.vectors import save_native, save_word2vec_format
+    from w2v.vectors.keyed import save_native, save_word2vec_format
 
     paths = {"bin": os.path.join(workdir, "vectors.bin"), "native": os.path.join(workdir, "native"),
              "gensim": os.path.join(workdir, "vectors.kv")}

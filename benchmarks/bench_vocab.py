@@ -5,7 +5,7 @@ stream), builds the vocabulary, then remaps the id stream to final ids.  This
 times, for each thread count, in fresh processes (so each run pays what a
 ``w2v train`` pays, the kernels' load from Numba's cache included):
 
-* ``scan``: :func:`w2v.corpus.scan_corpus` alone (whitespace tokenizer);
+* ``scan``: :func:`w2v.text.scanning.scan_corpus` alone (whitespace tokenizer);
 * ``build_vocab``: :meth:`w2v.Word2Vec.build_vocab` (scan, vocabulary,
   encoding, tables, weights; the training kernel loads alongside).
 
@@ -37,7 +37,7 @@ CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from w2v import Word2Vec
-from w2v.corpus import scan_corpus
+from w2v.text.scanning import scan_corpus
 import w2v
 path, threads, what = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 t = time.perf_counter()

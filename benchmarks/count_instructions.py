@@ -47,7 +47,7 @@ CPU_ENV = {
 def encode(corpus, tokens, out):
     """Encode the first ``tokens`` ids of ``corpus`` with w2v's vocabulary; save what the kernel needs."""
     from bench_kernel import encoded_ids   # (it puts the repository first on sys.path)
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
     m = Word2Vec(model="cbow", dim=100, window=5, negative=5, sample=1e-3, min_count=5, threads=1)
     m.build_vocab([str(corpus)], quiet=True)
     ids = encoded_ids(m)[:tokens]

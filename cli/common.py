@@ -9,7 +9,7 @@ import warnings
 
 import click
 
-from w2v.console import end_progress_line, write_or_drop
+from w2v.util.console import end_progress_line, write_or_drop
 from w2v.errors import W2VError
 
 
@@ -59,7 +59,7 @@ def say(text):
 
     A stderr that is gone (the terminal of a run that outlived it, a pipe
     whose reader left) does not stop the command: the line is dropped
-    (:func:`w2v.console.write_or_drop`).
+    (:func:`w2v.util.console.write_or_drop`).
     """
     end_progress_line()
     write_or_drop(sys.stderr, text + "\n")

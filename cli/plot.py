@@ -93,7 +93,7 @@ def plot(vectors, heads, output, fmt, top, skip_top, words, neighbours, topn, me
     options = dict(top=top, skip_top=skip_top, words=word_list, neighbours=list(heads) or None, topn=topn,
                    method=method, title=title, seed=seed, restrict_vocab=restrict_vocab)
     if fmt == "html":
-        from w2v.atomic import atomic_write_text
+        from w2v.util.atomic import atomic_write_text
         from w2v.plot import word_map_html
         atomic_write_text(output, word_map_html(kv, **options))
     else:

@@ -54,7 +54,7 @@ def explicit_settings(ctx, values):
 def load_for_resume(path, overrides):
     """Load the full model at ``path`` (or the copy an interrupted save left) and apply the explicitly
     given settings."""
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     from .vectors import model_path
 
@@ -95,7 +95,7 @@ def describe(model):
 
 def checkpoint_hook(model, path, quiet):
     """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
 
     shown = Progress(1, model.settings, quiet=quiet)
 

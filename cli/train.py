@@ -11,12 +11,12 @@ from pathlib import Path
 import click
 
 import w2v
-from w2v.atomic import creation_error
-from w2v.checkpoints import parse_interval
-from w2v.corpus import TOKENIZERS, resolve_inputs
-from w2v.encoded import DEFAULT_MEMORY_BUDGET
+from w2v.util.atomic import creation_error
+from w2v.model.checkpoints import parse_interval
+from w2v.text.scanning import TOKENIZERS, resolve_inputs
+from w2v.text.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import CorpusError, OutputError, ParameterError
-from w2v.progress import Progress
+from w2v.training.progress import Progress
 from w2v.settings import MAX_THREADS, available_cores
 
 from . import resume as full
@@ -39,7 +39,7 @@ def check_writable(path):
     """Fail before training, not after, if ``path`` cannot be written.
 
     The file is written as a temporary file in its folder, renamed over it
-    (:func:`w2v.atomic.atomic_write`), so a temporary file is created there
+    (:func:`w2v.util.atomic.atomic_write`), so a temporary file is created there
     and removed: the permission bits do not bind root, and ``/proc`` takes
     no new file whatever they say.  A device or a pipe is written through,
     and only its permissions are checked.
@@ -352,7 +352,7 @@ class TrainCommand:
 
     def make_model(self, ctx):
         """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
-        from w2v.model import Word2Vec
+        from w2v.model.word2vec import Word2Vec
 
         if self.resume:
             m = full.load_for_resume(self.resume, full.explicit_settings(ctx, dataclasses.asdict(self)))
@@ -402,7 +402,7 @@ class TrainCommand:
         """What ``--phrases`` gives the model: ``"auto"``, the saved phrases of DIR, or ``None``."""
         if self.phrases is None or self.phrases == "auto":
             return self.phrases
-        from w2v.phrases import FrozenPhrases
+        from w2v.phrases.model import FrozenPhrases
         return FrozenPhrases.load(self.phrases)
 
     def save(self, m, shown):
@@ -454,7 +454,7 @@ def reproducibility(m):
 
 def write_report(path, report):
     """Write ``--report-json`` (atomically)."""
-    from w2v.atomic import atomic_write_text
+    from w2v.util.atomic import atomic_write_text
 
     atomic_write_text(path, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
 

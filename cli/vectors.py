@@ -45,7 +45,7 @@ def model_path(path, option="", full_model=False):
 
 def _load(path, limit=None, unicode_errors="strict"):
     found = model_path(path)
-    from w2v.vectors import load
+    from w2v.vectors.keyed import load
 
     return load(found, limit=limit, unicode_errors=unicode_errors)
 
@@ -150,7 +150,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
     analogies.  Results match gensim's evaluate_word_analogies and
     evaluate_word_pairs.
     """
-    from w2v.evaluate import default_eval_paths
+    from w2v.vectors.evaluate import default_eval_paths
 
     if not analogies and not pairs:
         found = default_eval_paths()
@@ -226,7 +226,7 @@ def convert(src, dst, to, limit, unicode_errors):
     (saved by ``--save-model``) is never replaced by vectors only.
     """
     from w2v.errors import OutputError
-    from w2v.vectors import save
+    from w2v.vectors.keyed import save
 
     if os.path.exists(src) and os.path.exists(dst):
         try:

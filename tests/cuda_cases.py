@@ -10,7 +10,7 @@ exactly the kernel's draws.
 import numpy as np
 
 from w2v.cuda.host import keep_draw, segment_state
-from w2v.sampling import HuffmanTree, alias_table
+from w2v.training.sampling import HuffmanTree, alias_table
 
 from . import reference as ref
 
@@ -161,11 +161,12 @@ def run_reference(model, batch_tokens, seg_max, epochs=None):
     """A whole ``train_epochs_cuda`` run of ``model`` in NumPy: ``(syn0, syn1neg, stats per epoch, segments)``.
 
     The encoded stream is cut into ``ceil(length / batch_tokens)`` equal batches, each batch into
-    segments (:func:`w2v.cuda.host.make_segments`); a segment starting at batch offset ``a`` of the
+    segments (:func:`w2v.kernels.segments.make_segments`); a segment starting at batch offset ``a`` of the
     batch at ``start`` trains at global position ``epoch x length + start + a`` of a run of
     ``epochs x length`` positions, with the run's seeds.
     """
-    from w2v.cuda.host import derive_seeds, make_segments
+    from w2v.cuda.host import derive_seeds
+    from w2v.kernels.segments import make_segments
 
     s, t = model.settings, model.tables
     epochs = epochs or s.epochs

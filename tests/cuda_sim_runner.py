@@ -71,7 +71,7 @@ def main(out_path, workdir):
 
     from tests import cuda_cases as cc
     from w2v.cuda.kernels import get_train_kernel, keep_kernel, sample_noise_kernel
-    from w2v.sampling import keep_thresholds
+    from w2v.training.sampling import keep_thresholds
 
     res = {}
     secs = {}
@@ -99,7 +99,7 @@ def main(out_path, workdir):
         secs[case["name"]] = time.perf_counter() - t
 
     # ---- noise draws and subsampling decisions
-    from w2v.sampling import alias_table
+    from w2v.training.sampling import alias_table
     t = time.perf_counter()
     thr, alias = alias_table(cc.NOISE_COUNTS, 0.75)
     out = cuda.device_array(cc.NOISE_DRAWS, np.int64)
@@ -115,22 +115,22 @@ def main(out_path, workdir):
 
     # ---- short training runs: Word2Vec(device="cuda") end to end; resident vs streamed batches
     from w2v.cuda.train import train_epochs_cuda
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     corpus = cc.write_train_corpus(os.path.join(workdir, "clusters.txt"))
     t = time.perf_counter()
     log = io.StringIO()
-    import w2v.model
-    from w2v.progress import Progress
+    import w2v.model.word2vec
+    from w2v.training.progress import Progress
 
     class EveryLaunch(Progress):   # a progress line after every launch
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **{**kwargs, "interval": 0})
 
-    w2v.model.Progress, plain = EveryLaunch, w2v.model.Progress
+    w2v.model.word2vec.Progress, plain = EveryLaunch, w2v.model.word2vec.Progress
     m = Word2Vec(**cc.TRAIN_SETTINGS)
     m.train(corpus, quiet=False, progress_stream=log)
-    w2v.model.Progress = plain
+    w2v.model.word2vec.Progress = plain
     lt = m.last_train
     res["train/epoch_loss"] = np.array(lt.epoch_loss)
     res["train/counts"] = np.array([lt.examples, lt.kept, lt.words, m.encoded_corpus.n_words])

@@ -1,4 +1,4 @@
-"""Shared helpers of the tests of w2v.formats and the loaders in w2v.vectors."""
+"""Shared helpers of the tests of w2v.formats and the loaders in w2v.vectors.keyed."""
 import builtins
 import os
 
@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 import w2v.formats.files as format_files
-import w2v.opener as opener
+import w2v.util.opener as opener
 from w2v_cli.main import main
 from w2v.errors import FormatError
-from w2v.vectors import KeyedVectors, load
+from w2v.vectors.keyed import KeyedVectors, load
 
 WORDS = ["the", "naïve", "日本語", "ünïcödé", "a"]
 
@@ -49,7 +49,8 @@ def expect_format_error(path, match=None, **kw):
 
 
 def deny_open(monkeypatch, name):
-    """Make ``open`` in w2v.formats.files and w2v.opener (which open every model file) fail on files named ``name``."""
+    """Make ``open`` in w2v.formats.files and w2v.util.opener (which open every model file) fail on files
+    named ``name``."""
     real = builtins.open
 
     def fake(file, *args, **kwargs):

@@ -13,7 +13,7 @@ def clustered_vectors(members=15, filler=400, dim=32, seed=0):
     Counts fall with the row, so the first rows are the most frequent; the
     filler words come first, then the groups.
     """
-    from w2v.vectors import KeyedVectors
+    from w2v.vectors.keyed import KeyedVectors
 
     rng = np.random.default_rng(seed)
     words = [f"filler{i}" for i in range(filler)]

@@ -1,4 +1,4 @@
-"""Training callbacks (w2v.callbacks): gensim's CallbackAny2Vec protocol, in gensim's order."""
+"""Training callbacks (w2v.training.callbacks): gensim's CallbackAny2Vec protocol, in gensim's order."""
 import pytest
 
 from w2v import CallbackAny2Vec, ParameterError, Word2Vec

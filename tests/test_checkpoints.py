@@ -1,4 +1,4 @@
-"""Checkpoints within epochs (w2v.checkpoints): kill -9 and resume to the uninterrupted run's file."""
+"""Checkpoints within epochs (w2v.model.checkpoints): kill -9 and resume to the uninterrupted run's file."""
 import json
 import os
 import shutil
@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from w2v import Word2Vec
-from w2v.checkpoints import Checkpointer, parse_interval
+from w2v.model.checkpoints import Checkpointer, parse_interval
 from w2v.errors import FormatError, ParameterError, ResumeWarning
 from w2v_cli.main import main
 

@@ -137,10 +137,10 @@ def test_outputs_that_cannot_be_written_are_refused_before_training(small_corpus
         real_access = os.access
         monkeypatch.setattr(cli_train.os, "access",
                             lambda p, mode: p != str(tmp_path / "file") and real_access(p, mode))
-    import w2v.model
+    import w2v.model.word2vec
     read = []
-    real_build_vocab = w2v.model.Word2Vec.build_vocab
-    monkeypatch.setattr(w2v.model.Word2Vec, "build_vocab", lambda self, *a, **k: read.append(1) or
+    real_build_vocab = w2v.model.word2vec.Word2Vec.build_vocab
+    monkeypatch.setattr(w2v.model.word2vec.Word2Vec, "build_vocab", lambda self, *a, **k: read.append(1) or
                         real_build_vocab(self, *a, **k))
     args = ["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "-q"]
     if "-o" not in extra:
@@ -183,7 +183,7 @@ def test_interrupted_run_leaves_old_file(small_corpus, tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_killed_convert_leaves_old_file_and_no_temporary_file(tmp_path, sig):
     """kill or a closed terminal while `convert` writes: as Ctrl-C, the old output stays, no temp file."""
-    from w2v.vectors import KeyedVectors
+    from w2v.vectors.keyed import KeyedVectors
 
     src = tmp_path / "big.bin"
     rng = np.random.default_rng(0)
@@ -335,13 +335,13 @@ def test_malformed_scheduler_address_fails_at_once_in_one_line(small_corpus, tmp
 
 
 def test_a_failed_save_model_leaves_the_vectors_file_as_it_was(small_corpus, tmp_path, monkeypatch):
-    import w2v.persist
+    import w2v.model.persist
     from w2v.errors import OutputError
 
     def full_disk(model, path):
         raise OutputError(f"cannot write {path}: No space left on device")
 
-    monkeypatch.setattr(w2v.persist, "save_model", full_disk)
+    monkeypatch.setattr(w2v.model.persist, "save_model", full_disk)
     out = tmp_path / "v.bin"
     out.write_bytes(b"old")
     res = run(["train", str(small_corpus), "--epochs", "1", "--threads", "1", "--dim", "8", "-q",
@@ -523,7 +523,7 @@ def test_report_json_describes_the_run(small_corpus, tmp_path):
                          ids=["defaults", "threads-0", "memory-budget-0", "memory-budget-3"])
 def test_train_option_defaults_reach_the_settings(small_corpus, tmp_path, args, expected):
     # threads default (and 0) to the cores available; --memory-budget is in MiB (0: on disk)
-    from w2v.corpus import DEFAULT_MEMORY_BUDGET
+    from w2v.text.scanning import DEFAULT_MEMORY_BUDGET
     from w2v.settings import available_cores
 
     defaults = {"threads": available_cores(), "memory_budget": DEFAULT_MEMORY_BUDGET}

@@ -27,10 +27,10 @@ def assert_one_line_error(res, text):
 @pytest.fixture
 def not_read(monkeypatch):
     """A list that stays empty as long as no corpus is read."""
-    import w2v.model
+    import w2v.model.word2vec
     read = []
-    real_build_vocab = w2v.model.Word2Vec.build_vocab
-    monkeypatch.setattr(w2v.model.Word2Vec, "build_vocab",
+    real_build_vocab = w2v.model.word2vec.Word2Vec.build_vocab
+    monkeypatch.setattr(w2v.model.word2vec.Word2Vec, "build_vocab",
                         lambda self, *a, **k: read.append(1) or real_build_vocab(self, *a, **k))
     return read
 
@@ -121,8 +121,8 @@ def test_an_output_folder_that_takes_no_new_file_is_refused_before_training(smal
 
 def test_an_output_that_is_a_device_is_not_probed(small_corpus, tmp_path, monkeypatch):
     # -o /dev/null is written through: nothing is created in /dev
-    import w2v.atomic
-    monkeypatch.setattr(w2v.atomic.tempfile, "mkstemp", None)   # any probe of a folder would fail
+    import w2v.util.atomic
+    monkeypatch.setattr(w2v.util.atomic.tempfile, "mkstemp", None)   # any probe of a folder would fail
     import w2v_cli.train as cli_train
     cli_train.check_writable("/dev/null")
 

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from w2v_cli.main import main
-from w2v.vectors import KeyedVectors, load, save_native, save_word2vec_format
+from w2v.vectors.keyed import KeyedVectors, load, save_native, save_word2vec_format
 
 WORDS = ["man", "woman", "king", "queen", "boy", "girl", "prince", "princess", "paris", "france",
          "london", "england", "big", "bigger", "small", "smaller"]

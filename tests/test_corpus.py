@@ -10,10 +10,10 @@ import warnings
 import numpy as np
 import pytest
 
-from w2v.corpus import iter_token_lines, resolve_inputs, scan_corpus
-from w2v.encoded import SENTINEL, IdStream, encode_corpus
+from w2v.text.scanning import iter_token_lines, resolve_inputs, scan_corpus
+from w2v.text.encoded import SENTINEL, IdStream, encode_corpus
 from w2v.errors import CorpusError, CorpusWarning, ParameterError
-from w2v.vocab import build_vocab
+from w2v.text.vocab import build_vocab
 
 
 def tokens_of(paths, **kw):
@@ -259,7 +259,7 @@ def _remap_reference(ids, remap, after_sentinel):
 
 
 def test_remap_ids_equals_the_numpy_reference_block_by_block():
-    from w2v.encoded import id_table, remap_ids
+    from w2v.text.encoded import id_table, remap_ids
     rng = np.random.default_rng(7)
     for trial in range(200):
         nwords = int(rng.integers(1, 30))
@@ -272,7 +272,7 @@ def test_remap_ids_equals_the_numpy_reference_block_by_block():
 
 
 def test_remap_ids_refuses_an_id_outside_the_table():
-    from w2v.encoded import id_table, remap_ids
+    from w2v.text.encoded import id_table, remap_ids
     table = id_table(np.array([0, -2, 1], np.int32))
     for bad in (3, 1000, -2, -(2 ** 31)):
         with pytest.raises(CorpusError, match="outside"):
@@ -356,7 +356,7 @@ def test_idstream_rewrite_that_filters_equals_numpy_over_many_blocks(budget):
 def test_encode_carries_the_sentence_state_across_rewrite_blocks(budget):
     # the stream is rewritten in blocks of 2**20 ids: a sentinel that opens a block after a
     # word ends a sentence and must stay; one that follows a sentinel (or nothing) is dropped
-    from w2v.corpus import ScannedCorpus
+    from w2v.text.scanning import ScannedCorpus
     block = 1 << 20
     rng = np.random.default_rng(12)
     nwords = 40
@@ -381,7 +381,7 @@ def test_encode_carries_the_sentence_state_across_rewrite_blocks(budget):
 
 def test_encoded_blocks_refuse_an_id_outside_the_vocabulary():
     # the training kernels have no bounds checks: vocab_size itself is one past the end
-    from w2v.encoded import EncodedCorpus
+    from w2v.text.encoded import EncodedCorpus
     for bad in (3, -2):
         stream = IdStream()
         stream.append(np.array([0, 1, SENTINEL, 2, bad, SENTINEL], np.int32))
@@ -406,7 +406,7 @@ _RAW = [b"\xff", b"\xfe", b"\xe2\x80", b"\xc2", b"\xe2", b"\xe1\x9a", b"\xe3\x80
 
 def scan_via_text(paths, chunk):
     """The general (decoded text, str.split) scan of the same corpus, for comparison."""
-    from w2v.corpus import _scan_text
+    from w2v.text.scanning import _scan_text
     stream = IdStream()
     words, counts, n_tokens, n_sentences = _scan_text(resolve_inputs(paths), stream, "whitespace", False,
                                                       chunk, None)
@@ -521,7 +521,7 @@ def test_byte_scan_counts_words_longer_than_its_first_arena(tmp_path):
 def test_an_unreadable_file_or_folder_inside_a_corpus_directory_is_an_error(tmp_path, monkeypatch):
     # skipping it would train on part of the corpus without a word (permissions do not
     # bind root, which runs CI here, so os.access and os.scandir stand in for them)
-    import w2v.corpus as corpus_module
+    import w2v.text.scanning as corpus_module
 
     d = tmp_path / "d"
     (d / "sub").mkdir(parents=True)

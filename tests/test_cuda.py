@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from w2v.cuda.host import derive_seeds, keep_draw, make_segments, segment_state, splitmix_output
+from w2v.cuda.host import derive_seeds, keep_draw, segment_state, splitmix_output
+from w2v.kernels.segments import make_segments
 from w2v.errors import DeviceError, ParameterError
-from w2v.run import RunResult
+from w2v.training.lifecycle import RunResult
 
 from . import cuda_cases as cc
 from . import reference as ref
@@ -84,7 +85,7 @@ def test_kernel_step_matches_numpy_reference(sim, case):
 @needs_numba_cuda
 def test_device_noise_draws_equal_cpu_stream_and_distribution(sim):
     from w2v.kernels.cpu import sample_noise
-    from w2v.sampling import alias_table, pack_alias_table
+    from w2v.training.sampling import alias_table, pack_alias_table
 
     thr, alias = alias_table(cc.NOISE_COUNTS, 0.75)
     draws = sim["noise"]
@@ -98,7 +99,7 @@ def test_device_noise_draws_equal_cpu_stream_and_distribution(sim):
 
 @needs_numba_cuda
 def test_device_subsampling_decisions_and_rates(sim):
-    from w2v.sampling import keep_probabilities, keep_thresholds
+    from w2v.training.sampling import keep_probabilities, keep_thresholds
 
     ids = cc.keep_tokens()
     flags = sim["keep"].astype(bool)
@@ -135,7 +136,7 @@ def _objective(syn0, syn1neg, corpus_ids, window, negative, noise_p, seed=0):
 
 @needs_numba_cuda
 def test_short_training_run_improves_like_cpu(sim, tmp_path):
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     loss = sim["train/epoch_loss"]
     examples, kept, words, n_words = sim["train/counts"]
@@ -186,7 +187,7 @@ def test_streamed_batches_equal_resident_corpus(sim):
 @needs_numba_cuda
 def test_batched_run_matches_the_numpy_reference_of_the_whole_run(sim, tmp_path):
     """Every batch's segments train at their global positions (epoch, batch start), with the run's seeds."""
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     m = Word2Vec(**dict(cc.TRAIN_SETTINGS, epochs=2))
     m.build_vocab(str(cc.write_train_corpus(tmp_path / "small.txt", sentences=8)))
@@ -319,7 +320,7 @@ def test_settings_device_validated():
 
 def test_cuda_without_gpu_or_numba_cuda_is_a_one_line_error(monkeypatch, small_corpus):
     import w2v.cuda as wc
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     wc.cuda_status.cache_clear()
     try:
@@ -379,7 +380,7 @@ def test_cuda_run_bookkeeping_resumes_or_warns(monkeypatch, small_corpus, tmp_pa
     global positions and schedule; given another corpus it starts a new run and warns.
     """
     import w2v.cuda.train as ct
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
     from w2v.errors import ResumeWarning
 
     calls = []
@@ -530,7 +531,7 @@ def test_cuda_run_epoch_by_epoch_adds_up_the_calls(monkeypatch, small_corpus):
     # with a checkpoint hook the epochs are one call each: the run's result lists every epoch's
     # loss and adds up the counts, segments and compile time of the calls
     import w2v.cuda.train as ct
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     n = [0]
 

@@ -1,4 +1,4 @@
-"""Deterministic mode (w2v.lanes): the same file at any thread count, for the same seed and lanes."""
+"""Deterministic mode (w2v.training.lanes): the same file at any thread count, for the same seed and lanes."""
 import hashlib
 
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from w2v.errors import ParameterError
-from w2v.lanes import LanePlan, run_key
-from w2v.model import Word2Vec
+from w2v.training.lanes import LanePlan, run_key
+from w2v.model.word2vec import Word2Vec
 from w2v_cli.main import main
 
 
@@ -140,7 +140,7 @@ def test_same_vectors_when_the_corpus_is_on_disk(small_corpus):
 
 def _round_of_changes(rng, weights, lanes, parts):
     """RoundChanges holding random changes of ``lanes`` lanes (some rows changed by several)."""
-    from w2v.lanes import RoundChanges
+    from w2v.training.lanes import RoundChanges
 
     changes = RoundChanges(weights, parts, lanes, [w.shape[0] for w in weights])
     for m, w in enumerate(weights):
@@ -159,7 +159,7 @@ def test_round_merge_sums_each_row_in_lane_order_whatever_the_split():
     from concurrent.futures import ThreadPoolExecutor
 
     from w2v.kernels.lanes import saturation_factor
-    from w2v.lanes import SATURATION
+    from w2v.training.lanes import SATURATION
 
     rng = np.random.default_rng(3)
     start = [rng.normal(0, 0.1, (40, 7)).astype(np.float32), rng.normal(0, 0.1, (30, 7)).astype(np.float32)]
@@ -201,12 +201,12 @@ def test_round_merge_refuses_a_diverged_round():
 
 def test_a_round_too_large_for_memory_is_a_parameter_error(small_corpus, monkeypatch):
     """The buffers of a round's changes grow with lanes x round_words: no room is a clear error."""
-    import w2v.lanes
+    import w2v.training.lanes
 
     def no_memory(*args):
         raise MemoryError
 
-    monkeypatch.setattr(w2v.lanes.RoundChanges, "__init__", no_memory)
+    monkeypatch.setattr(w2v.training.lanes.RoundChanges, "__init__", no_memory)
     m = Word2Vec(dim=8, epochs=1, min_count=3, seed=1, deterministic=True, lanes=1024, round_words=1 << 20)
     with pytest.raises(ParameterError, match="lower lanes or round_words"):
         m.train(str(small_corpus))

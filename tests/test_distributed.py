@@ -21,11 +21,11 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from w2v import Word2Vec  # noqa: E402
-from w2v.corpus import scan_corpus  # noqa: E402
+from w2v.text.scanning import scan_corpus  # noqa: E402
 from w2v.distributed import DistributedError, count_corpus, dask_client  # noqa: E402
 from w2v.errors import CorpusWarning  # noqa: E402
 from w2v.errors import ResumeWarning  # noqa: E402
-from w2v.vocab import build_vocab  # noqa: E402
+from w2v.text.vocab import build_vocab  # noqa: E402
 
 from .conftest import BUNDLED, EVAL, ROOT  # noqa: E402
 
@@ -77,7 +77,7 @@ def test_merged_vocabulary_counts_equal_single_process(client, small_corpus, tmp
 
 
 def _scores(m):
-    from w2v.evaluate import evaluate_word_analogies, evaluate_word_pairs
+    from w2v.vectors.evaluate import evaluate_word_analogies, evaluate_word_pairs
     acc = evaluate_word_analogies(m.wv, EVAL / "questions-words.txt")[0]
     rho = evaluate_word_pairs(m.wv, EVAL / "wordsim353.tsv")[1][0]
     return acc, rho
@@ -492,7 +492,7 @@ def _two_files(small_corpus, tmp_path, b_text=None):
 
 def _encoded_ids(model, path):
     """``path`` encoded with ``model``'s vocabulary by the one-process reader (sentence ends as -1)."""
-    from w2v.encoded import encode_corpus
+    from w2v.text.encoded import encode_corpus
     scanned = scan_corpus([str(path)])
     remap = np.array([model.vocab.index.get(w, -2) for w in scanned.words], np.int32)
     enc = encode_corpus(scanned, remap, len(model.vocab))
@@ -512,7 +512,7 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     """
     from w2v.distributed import changed_rows, merge_round
     from w2v.distributed.worker import train_slice
-    from w2v.train import kernel_params
+    from w2v.training.hogwild import kernel_params
 
     m = model if model is not None else Word2Vec(**settings).build_vocab([str(f) for f in files])
     s = m.settings
@@ -550,7 +550,7 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     ("mean", "the of\n"),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
 ])
 def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text):
-    from w2v.run import run_totals
+    from w2v.training.lifecycle import run_totals
 
     files = _two_files(small_corpus, tmp_path, b_text)
     kw = dict(FAST, epochs=2)

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from w2v import evaluate as ev
+from w2v.vectors import evaluate as ev
 from w2v.errors import FormatError, ParameterError, VocabularyError
-from w2v.evaluate import default_eval_paths, evaluate_word_analogies, evaluate_word_pairs
-from w2v.vectors import KeyedVectors
+from w2v.vectors.evaluate import default_eval_paths, evaluate_word_analogies, evaluate_word_pairs
+from w2v.vectors.keyed import KeyedVectors
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT / "data" / "eval"

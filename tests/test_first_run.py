@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from numba import njit
 
-from w2v.progress import COMPILING, KernelWatch
+from w2v.training.progress import COMPILING, KernelWatch
 from w2v_cli.main import main
 from w2v_cli.train import tokenizer_hint
 
@@ -60,7 +60,7 @@ def test_build_vocab_says_when_the_kernels_compile_and_times_them_apart(small_co
     # the first run was silent for ~25 s and its summary gave the compilation to the vocabulary
     # ("encoded corpus in memory (26.3s)"); here the background kernel load compiles a function
     # and then takes 1.5 s more
-    import w2v.reading
+    import w2v.model.reader
 
     def loader(settings):
         def load():
@@ -70,7 +70,7 @@ def test_build_vocab_says_when_the_kernels_compile_and_times_them_apart(small_co
         t.start()
         return t
 
-    monkeypatch.setattr(w2v.reading, "start_kernel_load", loader)
+    monkeypatch.setattr(w2v.model.reader, "start_kernel_load", loader)
     stream = io.StringIO()
     t0 = time.perf_counter()
     m = small_model().build_vocab([str(small_corpus)], quiet=False, progress_stream=stream)
@@ -96,14 +96,14 @@ def test_a_cached_kernel_load_says_nothing(small_corpus):
 def test_the_report_counts_the_kernel_load_beside_the_corpus_read(small_corpus, tmp_path, monkeypatch):
     import json
 
-    import w2v.reading
+    import w2v.model.reader
 
     def loader(settings):
         t = threading.Thread(target=time.sleep, args=(1.0,), daemon=True)
         t.start()
         return t
 
-    monkeypatch.setattr(w2v.reading, "start_kernel_load", loader)
+    monkeypatch.setattr(w2v.model.reader, "start_kernel_load", loader)
     rep = tmp_path / "r.json"
     res = CliRunner().invoke(main, ["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--dim", "8",
                                     "--epochs", "1", "--threads", "1", "-q", "--report-json", str(rep)])

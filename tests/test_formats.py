@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import w2v.formats as formats
-from w2v.atomic import atomic_write, atomic_write_text
+from w2v.util.atomic import atomic_write, atomic_write_text
 from w2v.errors import FormatError, OutputError, ParameterError
 from w2v.formats import inspect
-from w2v.vectors import KeyedVectors, load, load_word2vec_format, save, save_native, save_word2vec_format
+from w2v.vectors.keyed import KeyedVectors, load, load_word2vec_format, save, save_native, save_word2vec_format
 
 from .formats_cases import expect_format_error, make_kv, raw_binary, run_cli, same
 

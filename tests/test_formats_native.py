@@ -14,7 +14,7 @@ import w2v.formats as formats
 import w2v.formats.native as native
 from w2v.errors import FormatError, OutputError
 from w2v.formats import inspect
-from w2v.vectors import KeyedVectors, load, load_native, save_native, save_word2vec_format
+from w2v.vectors.keyed import KeyedVectors, load, load_native, save_native, save_word2vec_format
 
 from .formats_cases import deny_open, expect_format_error, make_kv, same
 
@@ -404,7 +404,7 @@ def test_a_read_only_model_is_replaced_and_its_old_copy_deleted(tmp_path):
     (path / "sub" / "f").write_bytes(b"x")
     for folder in (path / "sub", path):
         os.chmod(folder, 0o555)
-    code = ("import sys, numpy as np; from w2v.vectors import KeyedVectors, save_native; "
+    code = ("import sys, numpy as np; from w2v.vectors.keyed import KeyedVectors, save_native; "
             "save_native(KeyedVectors(['x'], np.ones((1, 2), np.float32)), sys.argv[1])")
     root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -12,7 +12,7 @@ import w2v.formats.word2vec_binary as word2vec_binary
 import w2v.formats.word2vec_stream as word2vec_stream
 from w2v.errors import FormatError, ParameterError
 from w2v.formats import inspect
-from w2v.vectors import KeyedVectors, load, load_word2vec_format, save, save_native, save_word2vec_format
+from w2v.vectors.keyed import KeyedVectors, load, load_word2vec_format, save, save_native, save_word2vec_format
 
 from .formats_cases import WORDS, deny_open, expect_format_error, make_kv, raw_binary, run_cli, same
 
@@ -486,7 +486,7 @@ def test_a_multi_megabyte_first_word_is_detected_as_text_or_binary(tmp_path, bin
 def test_what_the_writers_write_the_readers_read(tmp_path, monkeypatch):
     # one limit for both sides: a word of _MAX_WORD bytes round-trips, a longer one is refused
     # before anything is written (with the real limit, 128 MiB; shrunk here to keep the test fast)
-    from w2v.corpus import DEFAULT_CHUNK_CHARS
+    from w2v.text.scanning import DEFAULT_CHUNK_CHARS
 
     # the tokenizer cuts a run of non-space after 64 chunks: its longest token (4 bytes a character)
     assert word2vec_stream.MAX_WORD >= 65 * DEFAULT_CHUNK_CHARS * 4

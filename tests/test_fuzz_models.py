@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from w2v import Word2Vec
-from w2v.vectors import save_native
+from w2v.vectors.keyed import save_native
 
 from .formats_cases import make_kv
 from .model_loads import load_in_child

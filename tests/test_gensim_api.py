@@ -26,7 +26,7 @@ W2V_EXCEPTIONS = {
     "make_cum_table": "negatives are drawn from an alias table, not gensim's cumulative table; "
                       "rebuild_tables() or create_binary_tree() rebuilds it from the counts",
 }
-# None: gensim's 0 (CBOW) and 3 in gensim mode, w2v's skip-gram and every core otherwise (w2v.gensim_params)
+# None: gensim's 0 (CBOW) and 3 in gensim mode, w2v's skip-gram and every core otherwise (w2v.model.gensim_params)
 W2V_DEFAULTS = {
     ("__init__", "sg"): "None is 0 (CBOW) when any gensim-only name is given, else w2v's skip-gram",
     ("__init__", "workers"): "None is 3 when any gensim-only name is given, else every core available",

@@ -1,10 +1,10 @@
-"""Word2Vec(...)'s parameters (w2v.gensim_params): gensim's names and defaults, w2v's, and which apply."""
+"""Word2Vec(...)'s parameters (w2v.model.gensim_params): gensim's names and defaults, w2v's, and which apply."""
 import inspect
 
 import pytest
 
 from w2v import ParameterError, Word2Vec
-from w2v.gensim_params import GENSIM_WORKERS, constructor_arguments
+from w2v.model.gensim_params import GENSIM_WORKERS, constructor_arguments
 from w2v.settings import available_cores
 
 

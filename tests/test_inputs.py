@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from w2v.corpus import resolve_inputs, scan_corpus
+from w2v.text.scanning import resolve_inputs, scan_corpus
 from w2v.errors import CorpusError, CorpusWarning
-from w2v.inputs import MIN_SHARE_SAMPLE, TEXT_SAMPLE, check_text_files, not_text_reason
+from w2v.text.inputs import MIN_SHARE_SAMPLE, TEXT_SAMPLE, check_text_files, not_text_reason
 
 READERS = [("whitespace", 1), ("whitespace", 2), ("simple", 1), ("char", 1)]   # the byte scan, the text scan
 

@@ -35,7 +35,7 @@ SKIP_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info
 def test_the_bundled_data_is_the_package_w2v_data():
     # `pip install .` left data/ out of site-packages: the bundled corpus and evaluation sets are
     # now package data of w2v.data, found with importlib.resources (the folder data/ here)
-    from w2v.evaluate import default_eval_paths
+    from w2v.vectors.evaluate import default_eval_paths
     from w2v_cli.train import BUNDLED_CORPUS
 
     data = Path(importlib.import_module("w2v.data").__file__).resolve().parent
@@ -72,7 +72,7 @@ def test_the_wheel_holds_w2v_w2v_cli_and_the_data_and_no_top_level_cli(wheel, tm
     proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                            str(wheel)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    probe = ("import w2v, w2v_cli.train as t; from w2v.evaluate import default_eval_paths as d; "
+    probe = ("import w2v, w2v_cli.train as t; from w2v.vectors.evaluate import default_eval_paths as d; "
              "p = d(); print(w2v.__file__); print(t.BUNDLED_CORPUS, t.BUNDLED_CORPUS.is_file()); "
              "print(len(p['analogies']), len(p['pairs']), *p['analogies'])")
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120,
@@ -151,11 +151,11 @@ def _run(prefix, python, paths, args, cwd, **env):
 
 def test_a_read_only_package_without_a_writable_home_still_imports_its_kernels():
     # Numba found no cache directory ("cannot cache function 'exp32': no locator available") and
-    # `import w2v.train` failed; now the kernels cache in a private temporary folder
+    # `import w2v.training.hogwild` failed; now the kernels cache in a private temporary folder
     top, site = _world_readable_copy()
     try:
         prefix, python, paths = _runner(site)
-        probe = ("import os, w2v, w2v.train, w2v.sampling, w2v.distributed.merge; "
+        probe = ("import os, w2v, w2v.training.hogwild, w2v.training.sampling, w2v.distributed.merge; "
                  "print(w2v.__file__); print(os.environ['NUMBA_CACHE_DIR'])")
         out = _run(prefix, python, paths, ["-c", probe], cwd=str(top), HOME=str(site / "no-home"))
         assert out.returncode == 0, out.stderr[-3000:]

@@ -1,14 +1,14 @@
-"""Iterable corpora (w2v.iterables): sentences scanned into the same words, counts and id stream as files."""
+"""Iterable corpora (w2v.text.iterables): sentences scanned into the same words, counts and id stream as files."""
 import itertools
 from collections import Counter
 
 import numpy as np
 import pytest
 
-import w2v.iterables as iterables
-from w2v.corpus import scan_corpus
+import w2v.text.iterables as iterables
+from w2v.text.scanning import scan_corpus
 from w2v.errors import CorpusError, ParameterError
-from w2v.iterables import CorpusSource, corpus_source, line_sentences, scan_sentences
+from w2v.text.iterables import CorpusSource, corpus_source, line_sentences, scan_sentences
 
 
 def _stream(scanned):

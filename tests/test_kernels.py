@@ -4,8 +4,8 @@ import pytest
 
 from w2v.kernels.cpu import (SPECIALIZED_DIM, merge_hot_rows, sample_noise, scratch, sgd_block, train_sentence,
                              train_tokens)
-from w2v.sampling import HuffmanTree, alias_table, pack_alias_table
-from w2v.train import Replica
+from w2v.training.sampling import HuffmanTree, alias_table, pack_alias_table
+from w2v.training.hogwild import Replica
 
 from . import reference as ref
 

@@ -148,7 +148,7 @@ def test_updates_that_do_not_fit_the_weights_are_refused():
 
 def _lane_setup(tmp_path, **kw):
     from w2v import Word2Vec
-    from w2v.train import kernel_params
+    from w2v.training.hogwild import kernel_params
     p = tmp_path / "c.txt"
     p.write_text("a b c d e f g h\n" * 20, encoding="utf-8")
     m = Word2Vec(dim=4, min_count=1, threads=1, **kw).build_vocab(str(p))

@@ -10,7 +10,7 @@ import w2v
 from w2v import Word2Vec
 from w2v.errors import FormatError, OutputError
 from w2v.formats import MAX_JSON_BYTES, MAX_JSON_DEPTH, inspect, is_native_dir
-from w2v.vectors import KeyedVectors, load, save_native
+from w2v.vectors.keyed import KeyedVectors, load, save_native
 
 from .formats_cases import expect_format_error, make_kv, same
 from .model_loads import load_in_child

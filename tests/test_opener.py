@@ -9,10 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from w2v.corpus import scan_corpus
-from w2v.opener import compression_for_suffix, compression_of, open_binary, open_text
-from w2v.shards import is_compressed
-from w2v.vectors import KeyedVectors
+from w2v.text.scanning import scan_corpus
+from w2v.util.opener import compression_for_suffix, compression_of, open_binary, open_text
+from w2v.text.shards import is_compressed
+from w2v.vectors.keyed import KeyedVectors
 
 TEXT = b"the cat sat on the mat\nthe dog sat\n"
 
@@ -76,7 +76,7 @@ def test_a_vectors_file_named_in_upper_case_loads_as_the_corpus_reads(tmp_path):
 def test_a_pipe_is_sniffed_and_read_once(tmp_path):
     path = tmp_path / "c.xz"
     path.write_bytes(lzma.compress(TEXT))
-    code = ("import sys; from w2v.opener import open_text; "
+    code = ("import sys; from w2v.util.opener import open_text; "
             "f = open_text(sys.argv[1]); sys.stdout.write(f.read()); f.close()")
     out = subprocess.run(["bash", "-c", f'"$0" -c "{code}" <(cat "$1")', sys.executable, str(path)],
                          capture_output=True, check=True)

@@ -1,4 +1,4 @@
-"""w2v.phrases: gensim's Phrases API over the Numba engine, checked against gensim 4 itself.
+"""w2v.phrases.model: gensim's Phrases API over the Numba engine, checked against gensim 4 itself.
 
 The identity tests count and join the same tokens with w2v and with gensim's ``Phrases`` and
 ``FrozenPhrases`` (default scorer and npmi, without and with ``ENGLISH_CONNECTOR_WORDS``) and
@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from w2v import phrase_tables
-from w2v.encoded import IdStream
+from w2v.phrases import tables as phrase_tables
+from w2v.text.encoded import IdStream
 from w2v.errors import CorpusError, FormatError, ParameterError
-from w2v.phrase_corpus import learn_passes
-from w2v.phrases import ENGLISH_CONNECTOR_WORDS, FrozenPhrases, Phrases, load_phrases, npmi_scorer, original_scorer
+from w2v.phrases.corpus import learn_passes
+from w2v.phrases.model import (ENGLISH_CONNECTOR_WORDS, FrozenPhrases, Phrases, load_phrases, npmi_scorer,
+                               original_scorer)
 
 gensim_phrases = pytest.importorskip("gensim.models.phrases")
 from gensim.models.word2vec import LineSentence  # noqa: E402
@@ -84,7 +85,7 @@ def test_files_are_read_as_gensims_linesentence_reads_them(tmp_path, sentences, 
 def test_wiki_slice_is_gensims_but_for_tokens_holding_the_delimiter(config):
     # raw Wikipedia text has tokens such as Put_Line: gensim keys a pair by its joined string, so
     # such a token and the pair (Put, Line) share one count, and export_phrases splits the key
-    # back at every delimiter; w2v keeps them apart (see the module doc of w2v.phrases)
+    # back at every delimiter; w2v keeps them apart (see the module doc of w2v.phrases.model)
     import lzma
     with lzma.open(WIKI, "rt", encoding="utf-8") as f:
         lines = [next(f).split() for _ in range(3000)]
@@ -286,7 +287,7 @@ def test_bad_input_is_typed(tmp_path):
 def test_blocks_ahead_yields_in_order_raises_the_producers_error_and_stops_its_thread():
     import threading
 
-    from w2v.phrase_corpus import blocks_ahead
+    from w2v.phrases.corpus import blocks_ahead
 
     def ahead_threads():
         return [t for t in threading.enumerate() if t.name == "w2v-phrases-ahead" and t.is_alive()]
@@ -334,7 +335,7 @@ def test_join_table_filter_holds_every_phrase_and_misses_most_other_pairs():
 def test_a_candidate_with_a_connector_run_never_joins_as_a_phrase_without_one():
     # a later pass's phrases may have no connector run (a join table of two columns) while the
     # stream still holds connectors: "a of b" is not the phrase a_b
-    from w2v.phrase_tables import JoinTable, RunTable, StreamIds, join_ids
+    from w2v.phrases.tables import JoinTable, RunTable, StreamIds, join_ids
     n = 20000
     conn = 0
     runs = RunTable()
@@ -355,7 +356,7 @@ def test_a_candidate_with_a_connector_run_never_joins_as_a_phrase_without_one():
 
 
 def test_pair_tables_without_runs_refuse_pairs_with_runs():
-    from w2v.phrase_tables import CountOptions, PairCounts, RunTable, StreamIds, count_stream
+    from w2v.phrases.tables import CountOptions, PairCounts, RunTable, StreamIds, count_stream
     pairs = PairCounts(1, 100, runs=False)
     with pytest.raises(ValueError, match="without runs"):
         pairs.add(np.array([1 << 32 | 2]), np.array([1]), np.array([5]))

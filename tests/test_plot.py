@@ -12,8 +12,7 @@ import pytest
 
 import w2v
 from w2v.errors import FormatError, ParameterError, UnknownWordError
-from w2v.plot import (MissingExtraError, export_projector, load_rows, parse_word_list, project, rows_needed,
-                      select_words)
+from w2v.plot import MissingExtraError, export_projector, load_rows, parse_word_list, project, rows_needed, select_words
 from w2v.plot.labels import overlapping_pairs, place_labels
 
 from .conftest import ROOT
@@ -55,7 +54,7 @@ def test_load_rows_reads_only_the_rows_asked(tmp_path):
 
 def test_load_rows_of_word2vec_files_and_whole_models(tmp_path):
     kv = clustered_vectors()
-    w2v.vectors.save_word2vec_format(kv, tmp_path / "v.bin")
+    w2v.vectors.keyed.save_word2vec_format(kv, tmp_path / "v.bin")
     head = load_rows(tmp_path / "v.bin", 10)
     assert head.index_to_key == kv.index_to_key[:10] and np.array_equal(head.vectors, kv.vectors[:10])
     assert len(load_rows(tmp_path / "v.bin")) == len(kv)
@@ -240,7 +239,7 @@ def test_projector_files_parse_back_to_the_same_vectors_and_words(tmp_path):
 
 def test_projector_limit_and_vectors_without_counts(tmp_path):
     kv = clustered_vectors()
-    w2v.vectors.save_word2vec_format(kv, tmp_path / "v.bin")
+    w2v.vectors.keyed.save_word2vec_format(kv, tmp_path / "v.bin")
     plain = w2v.load(tmp_path / "v.bin")
     export_projector(plain, tmp_path / "p", limit=7)
     assert (tmp_path / "p" / "metadata.tsv").read_text().splitlines() == kv.index_to_key[:7]   # one column
@@ -265,7 +264,7 @@ def test_cli_export_projector_reads_only_the_rows_asked(tmp_path):
 # ------------------------------------------------------------------ missing extras: one line
 def test_without_matplotlib_each_picture_is_a_one_line_error(tmp_path, monkeypatch):
     kv = clustered_vectors()
-    w2v.vectors.save_word2vec_format(kv, tmp_path / "v.bin")
+    w2v.vectors.keyed.save_word2vec_format(kv, tmp_path / "v.bin")
     commands = [("plot", tmp_path / "v.bin", "-o", tmp_path / "m.png"),
                 ("plot", tmp_path / "v.bin", "-o", tmp_path / "m.svg", "--method", "pca"),
                 ("plot-run", tmp_path / "r.json"),
@@ -289,7 +288,7 @@ def test_without_matplotlib_each_picture_is_a_one_line_error(tmp_path, monkeypat
 
 def test_without_tsne_packages_the_method_is_a_one_line_error(tmp_path):
     kv = clustered_vectors()
-    w2v.vectors.save_word2vec_format(kv, tmp_path / "v.bin")
+    w2v.vectors.keyed.save_word2vec_format(kv, tmp_path / "v.bin")
     result = run_cli("plot", tmp_path / "v.bin", "-o", tmp_path / "m.html", "--method", "tsne",
                      block=["openTSNE", "sklearn"])
     assert result.returncode == 1

@@ -94,7 +94,7 @@ def test_svg_word_map(tmp_path):
 @pytest.fixture(scope="module")
 def vectors_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("vectors") / "v.bin"
-    w2v.vectors.save_word2vec_format(clustered_vectors(), path)
+    w2v.vectors.keyed.save_word2vec_format(clustered_vectors(), path)
     return path
 
 
@@ -165,7 +165,7 @@ def test_plot_run_errors(tmp_path):
 
 
 def test_the_curves_of_a_resumed_run_join_its_segments(small_corpus, tmp_path):
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     class Crash(Exception):
         pass
@@ -193,8 +193,8 @@ def test_the_curves_of_a_resumed_run_join_its_segments(small_corpus, tmp_path):
 def test_the_curves_of_a_dask_run_show_the_merge_time_per_round(tmp_path):
     ticks = [[0, 0.5 * k, k / 10, 1 + (k > 5), 1e6, 0.025 * (1 - k / 10), 3.0 - 0.1 * k] for k in range(1, 11)]
     rounds = [[1 + (k >= 4), k % 4 + 1, 1, 0.6, 0.05 + 0.01 * k, 0.5] for k in range(8)]
-    report = {"progress": {"columns": list(w2v.run.TICK_COLUMNS), "ticks": ticks},
-              "rounds": {"columns": list(w2v.run.ROUND_COLUMNS), "rows": rounds},
+    report = {"progress": {"columns": list(w2v.training.lifecycle.TICK_COLUMNS), "ticks": ticks},
+              "rounds": {"columns": list(w2v.training.lifecycle.ROUND_COLUMNS), "rows": rounds},
               "settings": {"epochs": 2, "model": "sg", "dim": 16}, "corpus": ["/data/c.txt"],
               "train_seconds": 5.0, "words_per_sec": 1e6}
     fig = rendered_figure(w2v.plot.training(report, size=(900, 900)))

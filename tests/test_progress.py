@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from w2v.errors import FormatError
-from w2v.progress import TICKS, Progress
-from w2v.run import ROUND_COLUMNS, TICK_COLUMNS, RunResult
+from w2v.training.progress import TICKS, Progress
+from w2v.training.lifecycle import ROUND_COLUMNS, TICK_COLUMNS, RunResult
 from w2v.settings import Settings
 
 FAST = dict(dim=16, min_count=3, seed=3, threads=1)
@@ -60,7 +60,7 @@ def test_a_resumed_progress_ticks_from_where_it_resumed():
 
 def test_the_words_per_second_of_a_tick_is_the_rate_since_the_last(monkeypatch):
     clock = iter([0.0, 1.0, 3.0])
-    monkeypatch.setattr("w2v.progress.time.perf_counter", lambda: next(clock))
+    monkeypatch.setattr("w2v.training.progress.time.perf_counter", lambda: next(clock))
     p = Progress(200, Settings(threads=1), quiet=True, words_per_id=2.0)
     p.maybe_report(100, 1.0, 1, 0)     # 100 ids in 1 s
     p.maybe_report(200, 1.0, 1, 0)     # 100 ids in 2 s more
@@ -88,7 +88,7 @@ def test_report_json_holds_the_ticks_and_keeps_its_keys(small_corpus, tmp_path):
 
 
 def test_a_checkpoint_keeps_the_ticks_and_the_resumed_run_joins_them(small_corpus, tmp_path):
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     class Crash(Exception):
         pass
@@ -117,7 +117,7 @@ def test_a_checkpoint_keeps_the_ticks_and_the_resumed_run_joins_them(small_corpu
 
 
 def test_a_new_run_starts_its_ticks_afresh(small_corpus, tmp_path):
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     m = Word2Vec(epochs=2, **FAST).train(str(small_corpus), on_epoch_end=lambda e: None)
     m.save(str(tmp_path / "done"))
@@ -126,7 +126,7 @@ def test_a_new_run_starts_its_ticks_afresh(small_corpus, tmp_path):
 
 
 def test_a_malformed_progress_in_a_model_is_a_format_error(small_corpus, tmp_path):
-    from w2v.model import Word2Vec
+    from w2v.model.word2vec import Word2Vec
 
     m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), on_epoch_end=lambda e: None)
     m.save(str(tmp_path / "m"))
@@ -155,7 +155,7 @@ def test_the_rounds_of_a_dask_run_are_bounded():
 def test_a_device_that_asks_whether_a_tick_is_due_gets_them_in_every_span():
     # the GPU runner reads its statistics only when a line or a tick is due (tick_due); with
     # checkpoints each epoch is a span of its own, whose counts start again from 0
-    from w2v.run import train_spans
+    from w2v.training.lifecycle import train_spans
 
     class Model:
         settings = Settings(threads=1, epochs=4)

@@ -54,7 +54,7 @@ def test_quality_matches_gensim(tmp_path, model, hs, negative, exact):
     from gensim.models import Word2Vec as GensimWord2Vec
 
     from w2v import Word2Vec
-    from w2v.corpus import iter_token_lines
+    from w2v.text.scanning import iter_token_lines
 
     sentences, cur = [], []
     for toks, end in iter_token_lines([str(BUNDLED)], tokenizer="simple"):

@@ -1,11 +1,11 @@
-"""Reading corpora into Word2Vec (w2v.reading): paths and iterables, gensim's steps, which corpus train uses."""
+"""Reading corpora into Word2Vec (w2v.model.reader): paths and iterables, gensim's steps, which corpus train uses."""
 import os
 import warnings
 
 import numpy as np
 import pytest
 
-import w2v.reading as reading
+import w2v.model.reader as reading
 from w2v import CorpusWarning, LineSentence, ParameterError, VocabularyError, Word2Vec
 
 gensim = pytest.importorskip("gensim")

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import w2v
-import w2v.persist as persist
+import w2v.model.persist as persist
 from w2v import KeyedVectors, Word2Vec
 from w2v.formats import inspect
 from w2v_cli.main import main
@@ -55,7 +55,7 @@ def library_readers(path):
         "Word2Vec.load": Word2Vec.load(str(path)).syn0,
         "w2v.load": np.asarray(w2v.load(str(path)).vectors),
         "KeyedVectors.load": np.asarray(KeyedVectors.load(str(path)).vectors),
-        "load_native": np.asarray(w2v.vectors.load_native(str(path)).vectors),
+        "load_native": np.asarray(w2v.vectors.keyed.load_native(str(path)).vectors),
     }
 
 
@@ -218,7 +218,7 @@ def test_sigterm_during_a_checkpoint_swap_leaves_no_copy_behind(corpus, tmp_path
 
 SAVE_TWICE = """
 import numpy as np
-from w2v.vectors import KeyedVectors, save_native
+from w2v.vectors.keyed import KeyedVectors, save_native
 for seed in (1, 2):
     save_native(KeyedVectors(["a", "b"], np.full((2, 3), seed, np.float32)), sys.argv[1])
 """

@@ -18,8 +18,8 @@ import w2v
 from w2v_cli.main import main
 from w2v import Word2Vec
 from w2v.errors import FormatError, ParameterError, ResumeWarning, VocabularyError
-from w2v.fingerprint import corpus_fingerprint
-from w2v.sampling import HuffmanTree
+from w2v.training.fingerprint import corpus_fingerprint
+from w2v.training.sampling import HuffmanTree
 
 from .conftest import BUNDLED, EVAL, ROOT
 
@@ -307,7 +307,7 @@ def test_nan_weights_never_reach_training(trained, tmp_path):
 
 # --------------------------------------------------------------------------- vectors over a full model
 def test_vectors_only_never_replace_a_full_model(trained, tmp_path):
-    from w2v.vectors import save_native
+    from w2v.vectors.keyed import save_native
 
     m = trained["sg-ns"]
     full = tmp_path / "full"
@@ -436,7 +436,7 @@ def test_load_errors(trained, tmp_path):
 # --------------------------------------------------------------------------- resuming
 def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus, tmp_path, monkeypatch):
     """2 epochs in one stream == epoch by epoch with checkpoints == epoch 1, save/load, epoch 2."""
-    import w2v.train as cpu
+    import w2v.training.hogwild as cpu
 
     kw = {**FAST, "epochs": 2}
     calls = []
@@ -517,7 +517,7 @@ def test_a_sharded_run_resumes_on_any_stream_length_with_the_same_words():
     # Dask cuts the corpus into shards: the stream length depends on the cuts, the word count not
     import warnings
 
-    from w2v.run import begin_run
+    from w2v.training.lifecycle import begin_run
 
     m = Word2Vec(epochs=3)
     assert begin_run(m, 100, 80, sharded=True) == 0
@@ -582,7 +582,7 @@ def test_checkpointing_with_threads(small_corpus, monkeypatch):
     the schedule is asserted from the calls; the 5 % bound catches weights lost or reset
     between epochs (epoch 1's loss is 16 % below epoch 0's).
     """
-    import w2v.train as cpu
+    import w2v.training.hogwild as cpu
 
     kw = {**FAST, "epochs": 2, "threads": 2}
     calls = []
@@ -1107,7 +1107,7 @@ def test_save_writes_hand_changed_settings_without_rebuilding_the_tables(trained
     header = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))
     assert meta["settings"]["sample"] == header["settings"]["sample"] == 1e-5
     n = Word2Vec.load(str(tmp_path / "m"))
-    from w2v.sampling import build_tables
+    from w2v.training.sampling import build_tables
     assert np.array_equal(n.tables.keep_threshold, build_tables(m.vocab.counts, m.settings)[0].keep_threshold)
     assert not np.array_equal(n.tables.keep_threshold, keep)
     assert np.array_equal(n.huffman.codes, m.huffman.codes)
@@ -1179,7 +1179,7 @@ def test_checkpoint_saves_are_left_out_of_the_progress_rate(small_corpus, monkey
     # the time on_epoch_end takes (a checkpoint's save) once counted as training in words/s and ETA
     import time
 
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
     excluded = []
     real = Progress.exclude
     monkeypatch.setattr(Progress, "exclude", lambda self, s: (excluded.append(s), real(self, s)))

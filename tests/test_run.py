@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from w2v.run import RunResult, continued_states, merge_results, run_totals, seed_states
+from w2v.training.lifecycle import RunResult, continued_states, merge_results, run_totals, seed_states
 
 
 def test_run_totals_and_merged_spans():

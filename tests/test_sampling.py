@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from w2v.errors import ParameterError
-from w2v.sampling import (HuffmanTree, alias_table, build_tables, huffman_tree, keep_probabilities, keep_thresholds,
-                          pack_alias_table)
+from w2v.training.sampling import (HuffmanTree, alias_table, build_tables, huffman_tree, keep_probabilities,
+                                   keep_thresholds, pack_alias_table)
 
 
 def test_keep_probability_formula():

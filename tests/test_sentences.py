@@ -1,10 +1,10 @@
-"""w2v's LineSentence, PathLineSentences and Text8Corpus (w2v.sentences), against gensim's of the same names."""
+"""w2v's LineSentence, PathLineSentences and Text8Corpus (w2v.text.sentences), against gensim's of the same names."""
 import gzip
 
 import pytest
 
 from w2v.errors import CorpusError
-from w2v.sentences import LineSentence, PathLineSentences, Text8Corpus, file_backed
+from w2v.text.sentences import LineSentence, PathLineSentences, Text8Corpus, file_backed
 
 gensim = pytest.importorskip("gensim")
 G = gensim.models.word2vec

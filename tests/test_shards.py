@@ -8,12 +8,12 @@ import sys
 import numpy as np
 import pytest
 
-from w2v.corpus import iter_token_lines, scan_corpus
-from w2v.encoded import SENTINEL, encode_corpus
+from w2v.text.scanning import iter_token_lines, scan_corpus
+from w2v.text.encoded import SENTINEL, encode_corpus
 from w2v.errors import CorpusError
-from w2v.shards import (ALIGN_WINDOW, Shard, align_offset, count_shard, encode_ids, iter_shard_token_lines,
-                        merge_counts, plan_shards, scan_shard)
-from w2v.vocab import build_vocab
+from w2v.text.shards import (ALIGN_WINDOW, Shard, align_offset, count_shard, encode_ids, iter_shard_token_lines,
+                             merge_counts, plan_shards, scan_shard)
+from w2v.text.vocab import build_vocab
 
 from .conftest import BUNDLED, ROOT
 
@@ -210,7 +210,7 @@ def test_shard_str_and_empty_file(tmp_path):
 
 
 def test_import_w2v_does_not_import_dask():
-    code = ("import sys, w2v, w2v.model, w2v.shards, w2v_cli.main\n"
+    code = ("import sys, w2v, w2v.model.word2vec, w2v.text.shards, w2v_cli.main\n"
             "from w2v import Word2Vec\n"
             "assert 'dask' not in sys.modules and 'distributed' not in sys.modules, 'dask imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -80,7 +80,7 @@ def test_objective_on_a_fixed_sample_falls_every_epoch(small_corpus, model):
 
 
 def test_learning_rate_schedule_reaches_min_alpha(small_corpus):
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
     m = Word2Vec(threads=1, **FAST)
     p = Progress(100, m.settings, quiet=True)
     assert p.alpha_at(0.0) == pytest.approx(m.settings.alpha)
@@ -146,7 +146,7 @@ def test_settings_changed_after_construction_are_checked_before_work(small_corpu
 
 def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypatch):
     # --threads 256 once took 4.4 GB on the bundled corpus: 16 MiB of replica per thread
-    import w2v.train as tr
+    import w2v.training.hogwild as tr
 
     assert tr.replica_budget(2) == tr.replica_budget(65) == tr.REPLICA_BYTES
     assert 999 * tr.replica_budget(1000) <= tr.REPLICA_TOTAL_BYTES
@@ -169,7 +169,7 @@ def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypat
 def test_replicas_only_up_to_max_replica_threads(small_corpus, replicas_made, threads):
     # with many threads the replicas' stale changes to the frequent rows overshoot (16 threads
     # blew them up on the 17M wiki slice): beyond MAX_REPLICA_THREADS every row is shared
-    import w2v.train as tr
+    import w2v.training.hogwild as tr
 
     Word2Vec(threads=threads, **{**FAST, "dim": 16}).train(str(small_corpus))
     assert tr.MAX_REPLICA_THREADS == 4
@@ -238,7 +238,7 @@ def test_progress_counts_corpus_words_per_second():
     import time
 
     from w2v.settings import Settings
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
 
     out = io.StringIO()
     p = Progress(4000, Settings(threads=1), stream=out, interval=0, words_per_id=1.5)
@@ -257,7 +257,7 @@ def test_on_disk_encoded_corpus_trains_identically(small_corpus):
 
 
 def _encoded_ids(n, sentence=50):
-    from w2v.encoded import SENTINEL, EncodedCorpus, IdStream
+    from w2v.text.encoded import SENTINEL, EncodedCorpus, IdStream
     ids = np.arange(n, dtype=np.int32) % 7
     ids[sentence::sentence] = SENTINEL
     stream = IdStream()
@@ -268,7 +268,7 @@ def _encoded_ids(n, sentence=50):
 
 @pytest.mark.parametrize("threads", [None, 2])
 def test_jobs_cover_every_epoch_once_and_shrink_only_with_threads(threads):
-    from w2v.train import MIN_JOB_TOKENS, iter_jobs
+    from w2v.training.hogwild import MIN_JOB_TOKENS, iter_jobs
     n = 40 * MIN_JOB_TOKENS
     enc, ids = _encoded_ids(n)
     jobs = list(iter_jobs(enc, 2, 4 * MIN_JOB_TOKENS, 100, threads))
@@ -289,7 +289,7 @@ def test_jobs_cover_every_epoch_once_and_shrink_only_with_threads(threads):
 
 
 def test_kernel_load_trains_nothing(small_corpus):
-    from w2v.train import kernel_args, load_kernel
+    from w2v.training.hogwild import kernel_args, load_kernel
     m = Word2Vec(threads=1, **FAST)
     m.build_vocab(str(small_corpus))
     before = (m.syn0.copy(), m.syn1neg.copy())
@@ -339,7 +339,7 @@ def test_threads_on_a_small_vocabulary_train_as_well_as_one(tmp_path):
 
 
 def test_merge_intervals_shrink_with_the_corpus_and_the_vocabulary(tmp_path):
-    import w2v.train as tr
+    import w2v.training.hogwild as tr
     m = Word2Vec(min_count=1).build_vocab(str(_topic_corpus(tmp_path / "topics.txt", lines=6000)))
     length = m.encoded_corpus.length
     for threads in (2, 4, 8):
@@ -377,14 +377,14 @@ def test_each_epoch_reports_its_loss_when_it_ends(small_corpus, threads, monkeyp
     # run nothing said what it reached until every epoch was done
     import io
 
-    import w2v.model
-    from w2v.progress import Progress
+    import w2v.model.word2vec
+    from w2v.training.progress import Progress
 
     class Every(Progress):   # a progress line after every job
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **{**kwargs, "interval": 0})
 
-    monkeypatch.setattr(w2v.model, "Progress", Every)
+    monkeypatch.setattr(w2v.model.word2vec, "Progress", Every)
     out = io.StringIO()
     m = Word2Vec(threads=threads, **{**FAST, "epochs": 3})
     m.build_vocab(str(small_corpus))
@@ -405,8 +405,8 @@ def test_progress_lines_on_a_terminal_are_ended_before_other_text():
     import io
 
     from w2v.settings import Settings
-    from w2v.console import end_progress_line
-    from w2v.progress import Progress
+    from w2v.util.console import end_progress_line
+    from w2v.training.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -434,7 +434,7 @@ def test_writing_to_a_closed_stream_is_dropped():
     # progress and notes are not the command's result: a stream that is gone (closed, EIO, EPIPE) drops them
     import io
 
-    from w2v.console import write_or_drop
+    from w2v.util.console import write_or_drop
 
     closed = io.StringIO()
     closed.close()
@@ -495,7 +495,7 @@ def test_progress_line_shows_fraction_learning_rate_and_eta(done, eta):
     import time
 
     from w2v.settings import Settings
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
 
     s = Settings(threads=1, epochs=2, alpha=0.04, min_alpha=0.0001)
     out = io.StringIO()
@@ -516,7 +516,7 @@ def test_progress_of_a_resumed_run_shows_the_whole_run_and_times_the_rest():
     import time
 
     from w2v.settings import Settings
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
 
     s = Settings(threads=1, epochs=4, alpha=0.04, min_alpha=0.0001)
     out = io.StringIO()
@@ -535,7 +535,7 @@ def test_progress_lines_come_at_most_once_per_interval():
     import time
 
     from w2v.settings import Settings
-    from w2v.progress import Progress
+    from w2v.training.progress import Progress
 
     out = io.StringIO()
     p = Progress(4000, Settings(threads=1), stream=out, interval=5.0)   # not a terminal: a line each
@@ -558,7 +558,7 @@ def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
     # checked against it in test_kernels)
     from types import SimpleNamespace
 
-    from w2v.run import seed_states
+    from w2v.training.lifecycle import seed_states
 
     from .test_kernels import reference_tokens
 
@@ -595,7 +595,7 @@ def test_a_one_thread_run_trains_what_the_numpy_reference_trains(tmp_path, kw):
 
 def test_seed_states_differ_between_workers():
     # each worker draws its own subsampling, windows and noise words
-    from w2v.run import seed_states
+    from w2v.training.lifecycle import seed_states
 
     states = seed_states(7, 8)
     assert states.shape == (8, 1) and states.dtype == np.uint64
@@ -619,8 +619,8 @@ def test_jobs_end_after_a_sentence_end_and_make_progress_when_one_starts_a_job()
     # (and be cut after it), even when jobs are shorter than max_sentence_length
     import itertools
 
-    from w2v.encoded import SENTINEL
-    from w2v.train import iter_jobs
+    from w2v.text.encoded import SENTINEL
+    from w2v.training.hogwild import iter_jobs
 
     enc, ids = _encoded_ids(4000, sentence=1000)
     jobs = list(itertools.islice(iter_jobs(enc, 1, 1000, 3000), 100))
@@ -632,8 +632,8 @@ def test_jobs_end_after_a_sentence_end_and_make_progress_when_one_starts_a_job()
 
 @pytest.fixture
 def replicas_made(monkeypatch):
-    """The list of every :class:`w2v.train.Replica` made while the test runs."""
-    import w2v.train as tr
+    """The list of every :class:`w2v.training.hogwild.Replica` made while the test runs."""
+    import w2v.training.hogwild as tr
 
     made = []
     real_init = tr.Replica.__init__
@@ -659,7 +659,7 @@ def test_what_every_replica_trained_reaches_the_shared_weights(small_corpus, rep
 
 def test_a_noise_table_naming_a_word_outside_the_vocabulary_is_refused(small_corpus):
     # the kernels read rows of the noise words without bounds checks
-    from w2v.sampling import pack_alias_table
+    from w2v.training.sampling import pack_alias_table
 
     m = Word2Vec(threads=1, **FAST).build_vocab(str(small_corpus))
     bad = m.tables.noise_alias.copy()
@@ -671,9 +671,9 @@ def test_a_noise_table_naming_a_word_outside_the_vocabulary_is_refused(small_cor
 
 @pytest.mark.parametrize("lines", ["a\nb\n" * 50, "a\n\n\nb c\n", "x y\n", "a\n" * 9 + "b\n"])
 def test_has_context_says_whether_some_sentence_holds_two_words(tmp_path, lines):
-    from w2v.corpus import scan_corpus
-    from w2v.encoded import encode_corpus
-    from w2v.vocab import build_vocab
+    from w2v.text.scanning import scan_corpus
+    from w2v.text.encoded import encode_corpus
+    from w2v.text.vocab import build_vocab
 
     p = tmp_path / "c.txt"
     p.write_text(lines)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from w2v.errors import FormatError, ParameterError, UnknownWordError, W2VError
-from w2v.vectors import KeyedVectors
+from w2v.vectors.keyed import KeyedVectors
 
 
 def random_kv(n=200, dim=16, seed=0):

@@ -7,12 +7,12 @@ gensim where it applies) on vocabularies above the thresholds that enable them.
 import numpy as np
 import pytest
 
-import w2v.arrays as arrays
-import w2v.lookup as lookup
-import w2v.neighbours as neighbours
-import w2v.topk as topk
+import w2v.util.arrays as arrays
+import w2v.vectors.lookup as lookup
+import w2v.vectors.neighbours as neighbours
+import w2v.vectors.topk as topk
 from w2v.errors import FormatError, ParameterError
-from w2v.vectors import KeyedVectors, load, save_native
+from w2v.vectors.keyed import KeyedVectors, load, save_native
 
 
 def exact_bottom(neg, k):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from w2v.errors import FormatError, ParameterError, W2VError
-from w2v.vectors import KeyedVectors
+from w2v.vectors.keyed import KeyedVectors
 
 gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
 GKV = gensim_kv.KeyedVectors

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from w2v.corpus import scan_corpus
+from w2v.text.scanning import scan_corpus
 from w2v.errors import ParameterError, VocabularyError
-from w2v.vocab import Vocab, build_vocab
+from w2v.text.vocab import Vocab, build_vocab
 
 
 def test_counts_order_and_min_count(tmp_path):
@@ -30,7 +30,7 @@ def test_matches_gensim_counts(small_corpus):
     g = {w: m.wv.get_vecattr(w, "count") for w in m.wv.index_to_key}
     assert dict(zip(vocab.words, vocab.counts.tolist())) == g
     # the count sequence is the same; gensim 4 breaks ties by the *latest* first occurrence
-    # (np.lexsort((-index, -count))), w2v by the earliest (documented in w2v.vocab.Vocab)
+    # (np.lexsort((-index, -count))), w2v by the earliest (documented in w2v.text.vocab.Vocab)
     assert vocab.counts.tolist() == [g[w] for w in m.wv.index_to_key]
     first = {w: i for i, w in enumerate(sc.words)}
     assert m.wv.index_to_key == sorted(vocab.words, key=lambda w: (-g[w], -first[w]))
@@ -93,7 +93,7 @@ def test_check_refuses_a_vocabulary_edited_by_hand(edit):
 
 
 def test_merge_vocab_keeps_ids_adds_counts_and_appends_new_words():
-    from w2v.vocab import merge_vocab, vocab_ids
+    from w2v.text.vocab import merge_vocab, vocab_ids
 
     old = Vocab(["a", "b", "c"], [10, 5, 3])
     # corpus words in first-occurrence order: new words x (4), y (2), z (4), w (1)

@@ -6,8 +6,8 @@ import tempfile
 import numpy as np
 import pytest
 
-from w2v.atomic import atomic_write, creation_error, os_error_text
-from w2v.encoded import IdStream
+from w2v.util.atomic import atomic_write, creation_error, os_error_text
+from w2v.text.encoded import IdStream
 from w2v.errors import CorpusError, OutputError
 
 
@@ -28,7 +28,7 @@ def test_a_short_write_is_worded_as_the_full_disk_it_is(tmp_path):
 
 def test_a_model_cut_short_by_a_full_disk_says_so(tmp_path, monkeypatch):
     import w2v.formats.native
-    from w2v.vectors import KeyedVectors
+    from w2v.vectors.keyed import KeyedVectors
 
     def short_write(path, array):   # what numpy's tofile raises on a full disk: no errno
         raise OSError("1233800 requested and 254944 written")
@@ -83,10 +83,10 @@ def test_flush_behind_writes_the_whole_file_syncing_while_it_is_written(tmp_path
     import threading
     import time
 
-    import w2v.atomic
+    import w2v.util.atomic
     synced = []
     real = os.fdatasync
-    monkeypatch.setattr(w2v.atomic, "FLUSH_BEHIND_SECONDS", 0.01)
+    monkeypatch.setattr(w2v.util.atomic, "FLUSH_BEHIND_SECONDS", 0.01)
     monkeypatch.setattr(os, "fdatasync", lambda fd: (synced.append(fd), real(fd)))
     target = tmp_path / "big.txt"
     with atomic_write(str(target), flush_behind=True) as fh:

@@ -11,21 +11,21 @@ from .kernels.cache import choose_cache_dir  # noqa: E402
 
 choose_cache_dir()   # before Numba is imported: a package folder that cannot be written caches elsewhere
 
-from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, OutputError,  # noqa: E402,F401
-                     ParameterError, ResumeWarning, UnknownWordError, VocabularyError, W2VError)
+from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, OutputError, ParameterError, ResumeWarning,  # noqa: E402,F401
+                     UnknownWordError, VocabularyError, W2VError)
 
 _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
-    "Word2Vec": ("w2v.model", "Word2Vec"),
-    "KeyedVectors": ("w2v.vectors", "KeyedVectors"),
-    "load": ("w2v.vectors", "load"),
-    "save": ("w2v.vectors", "save"),
+    "Word2Vec": ("w2v.model.word2vec", "Word2Vec"),
+    "KeyedVectors": ("w2v.vectors.keyed", "KeyedVectors"),
+    "load": ("w2v.vectors.keyed", "load"),
+    "save": ("w2v.vectors.keyed", "save"),
     "Settings": ("w2v.settings", "Settings"),
-    "LineSentence": ("w2v.sentences", "LineSentence"),
-    "PathLineSentences": ("w2v.sentences", "PathLineSentences"),
-    "Text8Corpus": ("w2v.sentences", "Text8Corpus"),
-    "CallbackAny2Vec": ("w2v.callbacks", "CallbackAny2Vec"),
-    "Phrases": ("w2v.phrases", "Phrases"),
-    "FrozenPhrases": ("w2v.phrases", "FrozenPhrases"),
+    "LineSentence": ("w2v.text.sentences", "LineSentence"),
+    "PathLineSentences": ("w2v.text.sentences", "PathLineSentences"),
+    "Text8Corpus": ("w2v.text.sentences", "Text8Corpus"),
+    "CallbackAny2Vec": ("w2v.training.callbacks", "CallbackAny2Vec"),
+    "Phrases": ("w2v.phrases.model", "Phrases"),
+    "FrozenPhrases": ("w2v.phrases.model", "FrozenPhrases"),
 }
 
 

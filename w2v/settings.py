@@ -4,8 +4,8 @@ import os
 
 import numpy as np
 
-from .checks import is_finite_real, is_integer, require
-from .corpus import DEFAULT_MEMORY_BUDGET, TOKENIZERS
+from .util.checks import is_finite_real, is_integer, require
+from .text.scanning import DEFAULT_MEMORY_BUDGET, TOKENIZERS
 from .errors import ParameterError
 
 
@@ -15,9 +15,9 @@ MAX_WINDOW = 10_000
 MAX_THREADS = 4096
 MAX_EPOCHS = 10_000
 MAX_SENTENCE_LENGTH = 1_000_000
-MAX_LANES = 1024             # deterministic mode keeps every lane's changes of a round until its merge (w2v.lanes)
+MAX_LANES = 1024             # deterministic mode keeps each lane's changes of a round until the merge (training.lanes)
 MAX_ROUND_WORDS = 1 << 30
-DEFAULT_ROUND_WORDS = 1024   # deterministic mode's ids per lane and round (w2v.lanes)
+DEFAULT_ROUND_WORDS = 1024   # deterministic mode's ids per lane and round (w2v.training.lanes)
 
 #: settings that fix the shape or meaning of a trained model's arrays
 STRUCTURAL = ("model", "dim", "hs")
@@ -66,9 +66,9 @@ class Settings:
     lowercase: bool = False
     memory_budget: int = DEFAULT_MEMORY_BUDGET
     device: str = "cpu"             # "cpu" or "cuda" (numba.cuda kernels, see w2v.cuda)
-    deterministic: bool = False     # lanes and rounds: the same vectors at any thread count (w2v.lanes)
-    lanes: int = 8                  # deterministic mode: the lanes the corpus is split into (w2v.lanes)
-    round_words: int = None         # deterministic mode: ids each lane trains per round (None: w2v.lanes' default)
+    deterministic: bool = False     # lanes and rounds: the same vectors at any thread count (w2v.training.lanes)
+    lanes: int = 8                  # deterministic mode: the lanes the corpus is split into (w2v.training.lanes)
+    round_words: int = None         # deterministic mode: ids per lane and round (None: training.lanes' default)
 
     def __post_init__(self):
         if self.threads is None:

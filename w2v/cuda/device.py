@@ -19,7 +19,8 @@ import warnings
 import numpy as np
 
 from ..errors import DeviceError, ParameterError
-from .host import derive_seeds, make_segments
+from ..kernels.segments import make_segments
+from .host import derive_seeds
 from .plan import plan_kernel
 
 DEFAULT_BATCH_TOKENS = 1 << 24

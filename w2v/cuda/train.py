@@ -1,8 +1,8 @@
-"""The device training loop: ``train_epochs_cuda`` (the GPU twin of :func:`w2v.train.train_epochs`).
+"""The device training loop: ``train_epochs_cuda`` (the GPU twin of :func:`w2v.training.hogwild.train_epochs`).
 
 Everything but the training step is shared with the CPU path: the vocabulary,
 subsampling thresholds, alias table and Huffman tree come from the model's
-:class:`w2v.sampling.Tables`; progress goes through :class:`w2v.progress.Progress`;
+:class:`w2v.training.sampling.Tables`; progress goes through :class:`w2v.training.progress.Progress`;
 the learning rate decays linearly along ``epochs x stream length`` positions
 with the CPU formula; the weights come back into the model's host arrays, so
 the usual writers save them.
@@ -12,7 +12,7 @@ Data movement (:mod:`w2v.cuda.device`)
 * The weights and tables are copied to the device once and stay there.
 * The encoded corpus is cut into *batches* of about ``batch_tokens`` ids
   (sentences are cut at batch ends, like the CPU path's jobs).  Each batch is
-  split into segments on the host (:func:`w2v.cuda.host.make_segments`, a
+  split into segments on the host (:func:`w2v.kernels.segments.make_segments`, a
   Numba CPU function) and copied through a pinned staging buffer on a copy
   stream while the previous batch trains on the compute stream (an event
   orders the kernel after its copy).  Two staging buffers alternate.
@@ -28,7 +28,7 @@ import contextlib
 import sys
 import warnings
 
-from ..run import RunResult, begin_run, merge_results, run_totals, show_remaining, train_spans
+from ..training.lifecycle import RunResult, begin_run, merge_results, run_totals, show_remaining, train_spans
 from . import require_cuda, simulator_enabled
 from .device import DeviceTraining
 from .plan import DEFAULT_SEG_MAX
@@ -40,18 +40,18 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
                       job_tokens=None, max_registers=None):
     """Train ``settings.epochs`` epochs on the GPU; the host weight arrays are updated in place.
 
-    A drop-in for :func:`w2v.train.train_epochs` (same arguments and result type;
+    A drop-in for :func:`w2v.training.hogwild.train_epochs` (same arguments and result type;
     ``rng_states`` and ``job_tokens`` are accepted and ignored: the device draws
     are counter-based, keyed by ``settings.seed`` and the global position).
 
     Parameters
     ----------
-    encoded : w2v.encoded.EncodedCorpus
+    encoded : w2v.text.encoded.EncodedCorpus
     syn0, syn1neg, syn1 : numpy.ndarray of float32
         Weights: copied to the device, trained there, copied back in place.
-    tables : w2v.sampling.Tables
+    tables : w2v.training.sampling.Tables
     settings : w2v.settings.Settings
-    progress : w2v.progress.Progress, optional
+    progress : w2v.training.progress.Progress, optional
     stop_event : threading.Event, optional
         Checked between launches (Ctrl-C); the weights trained so far are
         copied back before ``KeyboardInterrupt`` is raised.
@@ -72,14 +72,14 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
     max_inflight : int
         Launches queued ahead of the host.
     position_offset, total_positions : int
-        As :func:`w2v.train.train_epochs`: the global position of this call's
+        As :func:`w2v.training.hogwild.train_epochs`: the global position of this call's
         first id and the run's length (learning-rate schedule and random
         draws), for a run trained in slices (checkpoints, resume).
 
     Returns
     -------
-    w2v.run.RunResult
-        As :func:`w2v.train.train_epochs`, with ``device`` ``"cuda"`` (or
+    w2v.training.lifecycle.RunResult
+        As :func:`w2v.training.hogwild.train_epochs`, with ``device`` ``"cuda"`` (or
         ``"cuda-simulator"``), the kernel's compile time as
         ``kernel_load_seconds``, and in ``details``: ``device_bytes`` (this
         run's allocations), ``device_used_peak_bytes`` (device memory in use,
@@ -88,7 +88,7 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
         ``seg_max``, ``atomics``, ``max_registers``.
     """
     require_cuda()
-    from ..kernelcalls import check_kernel_inputs
+    from ..training.kernelcalls import check_kernel_inputs
     check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, encoded.vocab_size)
     with _simulator_settings():
         training = DeviceTraining(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,
@@ -138,7 +138,7 @@ def _call_result(training, stats, seconds):
 def run_epochs_cuda(model, progress=None, stop_event=None, on_epoch_end=None, **options):
     """Run (or continue) a training run of ``model`` on the GPU (what ``Word2Vec.train`` calls).
 
-    The same run bookkeeping as the CPU path (:func:`w2v.train.run_epochs`):
+    The same run bookkeeping as the CPU path (:func:`w2v.training.hogwild.run_epochs`):
     ``model.run_state`` records the run; an unfinished run over a corpus of
     the same encoded length continues with its remaining epochs and the
     original learning-rate schedule; with ``on_epoch_end`` the epochs run one

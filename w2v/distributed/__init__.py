@@ -34,7 +34,8 @@ Modules: :mod:`~w2v.distributed.cluster` (clients, waits, errors),
 :mod:`~w2v.distributed.train` (:func:`train_distributed`, the driver).
 """
 from .cluster import INSTALL_HINT, DistributedError, dask_client, require_distributed
-from .merge import MERGES, add_quantized_rows, apply_update, changed_rows, merge_round, merge_updates, quantize_rows
+from ..kernels.merge import add_quantized_rows, changed_rows, quantize_rows
+from .merge import MERGES, apply_update, merge_round, merge_updates
 from .plan import slice_pieces, split_lanes
 from .train import DEFAULT_ROUND_WORDS, train_distributed
 from .vocabulary import count_corpus

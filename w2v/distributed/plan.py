@@ -1,6 +1,6 @@
 """The plan of a Dask run: shards grouped into lanes, and every round's slice of each lane.
 
-Every file is cut into shards (:mod:`w2v.shards`); the shards are grouped into
+Every file is cut into shards (:mod:`w2v.text.shards`); the shards are grouped into
 one contiguous *lane* per worker, balanced by bytes, and a lane's tasks are
 pinned (loosely: another worker may take over) to its worker.  An epoch is
 ``n_rounds`` rounds; in round ``r`` lane ``k`` trains ids
@@ -47,7 +47,7 @@ class ShardPlan:
 
     Attributes
     ----------
-    shards : list of w2v.shards.Shard
+    shards : list of w2v.text.shards.Shard
         In corpus order.
     lanes : list of (int, int)
         ``(first, stop)`` shard indices of each lane (:func:`split_lanes`).
@@ -61,7 +61,7 @@ class ShardPlan:
     @classmethod
     def make(cls, corpus, shard_bytes, workers):
         """Shards of ``corpus`` (at least two per worker where the files allow) in one lane per worker."""
-        from ..shards import DEFAULT_SHARD_BYTES, plan_shards
+        from ..text.shards import DEFAULT_SHARD_BYTES, plan_shards
 
         shards = plan_shards(corpus, shard_bytes or DEFAULT_SHARD_BYTES, min_shards=2 * len(workers))
         return cls(shards, split_lanes([sh.size for sh in shards], len(workers)), list(workers))

@@ -91,7 +91,7 @@ class Rounds:
         What every replica needs besides the weights: ``tables`` and the kernel ``params``.
     total_positions : int
         Ids of the whole run (the learning rate's schedule).
-    reporter : w2v.progress.Progress
+    reporter : w2v.training.progress.Progress
         Says which lanes were resubmitted.
     held : list
         The futures the run holds: the first full state is dropped from it

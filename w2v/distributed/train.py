@@ -22,8 +22,8 @@ import uuid
 import numpy as np
 
 from ..errors import ParameterError, VocabularyError
-from ..progress import Progress
-from ..run import RunResult, begin_run, run_totals, show_remaining
+from ..training.progress import Progress
+from ..training.lifecycle import RunResult, begin_run, run_totals, show_remaining
 from .cluster import Cluster, require_distributed, scheduler_workers
 from .merge import MERGES
 from .plan import RoundPlan, ShardPlan
@@ -41,11 +41,11 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     A model without a vocabulary gets one from the corpus (counted by the
     workers); a model that has one (loaded, or a checkpoint) keeps it and its
     weights, and an unfinished run over a corpus of the same encoded length
-    continues with its remaining epochs, as :meth:`w2v.model.Word2Vec.train`.
+    continues with its remaining epochs, as :meth:`w2v.model.word2vec.Word2Vec.train`.
 
     Parameters
     ----------
-    model : w2v.model.Word2Vec
+    model : w2v.model.word2vec.Word2Vec
     corpus : str or list of str
         Files or directories, readable by the workers at the same paths
         (made absolute here).  Standard input cannot be used.
@@ -150,7 +150,7 @@ class _DaskRun:
 
     def start(self, round_words, merge, round_hook):
         """Record the run in the model (or continue its checkpoint's), plan the rounds, send the weights."""
-        from ..kernelcalls import check_kernel_inputs, kernel_params
+        from ..training.kernelcalls import check_kernel_inputs, kernel_params
 
         model, s, sharded = self.model, self.settings, self.sharded
         length = sharded.length
@@ -208,7 +208,7 @@ class _DaskRun:
 
 # ------------------------------------------------------------------ the run bookkeeping shared with the other devices
 def _begin_run(model, length, n_words, stacklevel):
-    # w2v.run.begin_run with the Dask run's test of "the same corpus" (stacklevel as warnings.warn's)
+    # w2v.training.lifecycle.begin_run with the Dask run's test of "the same corpus" (stacklevel as warnings.warn's)
     return begin_run(model, length, n_words, same_corpus=lambda st: st.get("corpus_words") == n_words,
                      sharded=True, stacklevel=stacklevel + 1)
 

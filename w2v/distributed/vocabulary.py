@@ -13,8 +13,8 @@ import os
 
 from ..errors import CorpusError, VocabularyError
 from .cluster import Cluster, require_distributed, scheduler_workers
-from .worker import (PINNED_TASKS, counts_task, encode_task, index_task, merge_counts_task, scan_task,
-                     shape_task, vocab_index_task)
+from .worker import (PINNED_TASKS, counts_task, encode_task, index_task, merge_counts_task, scan_task, shape_task,
+                     vocab_index_task)
 
 
 def tree_reduce(client, futures, func, **submit):
@@ -31,7 +31,7 @@ def tree_reduce(client, futures, func, **submit):
 
 def merge_replaced(parts):
     """:func:`w2v.distributed.worker.replaced_bytes` of every shard as ``(words, counts, sequences)``
-    for :func:`w2v.corpus.warn_replaced_bytes` (words in first-occurrence order)."""
+    for :func:`w2v.text.scanning.warn_replaced_bytes` (words in first-occurrence order)."""
     total = {}
     for words, counts, _ in parts:
         for w, c in zip(words, counts):
@@ -68,7 +68,7 @@ class ShardedCorpus:
 
     Attributes
     ----------
-    vocab : w2v.vocab.Vocab
+    vocab : w2v.text.vocab.Vocab
         The model's vocabulary, or the new one built from the counts (``fresh``).
     fresh : bool
         ``vocab`` is new.
@@ -99,7 +99,7 @@ class ShardedCorpus:
 def count_corpus(client, corpus, tokenizer="whitespace", lowercase=False, shard_bytes=None, retries=2):
     """Words of the corpus in first-occurrence order and their counts, counted by the workers.
 
-    The same as :func:`w2v.corpus.scan_corpus`'s ``words`` and ``counts``
+    The same as :func:`w2v.text.scanning.scan_corpus`'s ``words`` and ``counts``
     (shards counted where they lie, merged by a tree of tasks).
 
     Returns
@@ -108,7 +108,7 @@ def count_corpus(client, corpus, tokenizer="whitespace", lowercase=False, shard_
     counts : numpy.ndarray of int64
     """
     require_distributed()
-    from ..shards import DEFAULT_SHARD_BYTES, plan_shards
+    from ..text.shards import DEFAULT_SHARD_BYTES, plan_shards
 
     cluster = Cluster(client, PINNED_TASKS)
     workers = scheduler_workers(cluster)
@@ -131,7 +131,7 @@ def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
     ----------
     tasks : LaneTasks
     settings : w2v.settings.Settings
-    vocab : w2v.vocab.Vocab or None
+    vocab : w2v.text.vocab.Vocab or None
         The model's vocabulary; None: one is built from the corpus' counts.
     corpus : list of str
         The corpus' paths (in the error of an empty corpus).
@@ -171,7 +171,7 @@ def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
     if sharded.n_tokens == 0:
         raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
     # as one process does, with a new vocabulary or the model's
-    from ..corpus import warn_replaced_bytes
+    from ..text.scanning import warn_replaced_bytes
     bad_words, bad_counts, sequences = merge_replaced([x[3] for x in shapes])
     warn_replaced_bytes(bad_words, bad_counts, plan.corpus_files, sequences, settings.tokenizer,
                         stacklevel=stacklevel + 1)
@@ -183,7 +183,7 @@ def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
 def _new_vocabulary(tasks, scans, settings, corpus):
     # the shards' counts merged by a tree of tasks; the vocabulary built here and its index by a
     # task (from the merged counts, so that a lost shard is encoded again from its lineage)
-    from ..vocab import build_vocab
+    from ..text.vocab import build_vocab
 
     plan, s = tasks.plan, settings
     counts = [tasks.submit(counts_task, f, lane=plan.lane_of(i)) for i, f in enumerate(scans)]

@@ -91,8 +91,8 @@ def worker_threads():
 def train_slice(tokens, work, setup, sched, threads):
     """Hogwild over ``tokens`` with ``threads`` threads; returns ``[loss, examples, kept, seen]``."""
     from ..kernels.cpu import train_tokens
-    from ..run import seed_states
-    from ..kernelcalls import kernel_args
+    from ..training.lifecycle import seed_states
+    from ..training.kernelcalls import kernel_args
 
     t = setup["tables"]
     p = setup["params"]
@@ -221,14 +221,14 @@ def start_kernel_load_task(settings):
     Run by ``client.run`` on every worker while the shards are scanned (as the
     single-process trainer loads its kernel while it reads the corpus).
     """
-    from ..kernelcalls import start_kernel_load
+    from ..training.kernelcalls import start_kernel_load
     start_kernel_load(settings, then=lambda: load_round_kernels(settings.dim))
     return True
 
 
 def scan_task(shard, tokenizer, lowercase):
-    """Tokenize a shard (:func:`w2v.shards.scan_shard`); the result stays in the worker's memory."""
-    from ..shards import scan_shard
+    """Tokenize a shard (:func:`w2v.text.shards.scan_shard`); the result stays in the worker's memory."""
+    from ..text.shards import scan_shard
     return scan_shard(shard, tokenizer, lowercase)
 
 
@@ -244,14 +244,14 @@ def replaced_bytes(scan):
 
 
 def merge_counts_task(a, b):
-    """Two ``(words, counts)`` merged in order (:func:`w2v.shards.merge_counts`): a step of the tree reduction."""
-    from ..shards import merge_counts
+    """Two ``(words, counts)`` merged in order (:func:`w2v.text.shards.merge_counts`): a step of the tree reduction."""
+    from ..text.shards import merge_counts
     return merge_counts(a, b)
 
 
 def vocab_index_task(merged, min_count, max_vocab_size):
     """The vocabulary's word -> id index, built from the merged counts as the driver builds it."""
-    from ..vocab import build_vocab
+    from ..text.vocab import build_vocab
     vocab, _ = build_vocab(merged[0], merged[1], min_count, max_vocab_size)
     return vocab.index
 
@@ -262,8 +262,8 @@ def index_task(words):
 
 
 def encode_task(scan, vocab_index):
-    """A scanned shard's provisional ids as final vocabulary ids (:func:`w2v.shards.encode_ids`)."""
-    from ..shards import encode_ids
+    """A scanned shard's provisional ids as final vocabulary ids (:func:`w2v.text.shards.encode_ids`)."""
+    from ..text.shards import encode_ids
     return encode_ids(scan.ids, scan.words, vocab_index)
 
 

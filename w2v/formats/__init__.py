@@ -13,8 +13,8 @@ native (:mod:`w2v.formats.native`)
     files are read and written with the checks of :mod:`w2v.formats.files`.
 
 The readers return plain data (:class:`Word2VecVectors`,
-:class:`NativeVectors`) and the writers take it; :mod:`w2v.vectors` builds
-and takes :class:`~w2v.vectors.KeyedVectors` with them (``w2v.load``,
+:class:`NativeVectors`) and the writers take it; :mod:`w2v.vectors.keyed` builds
+and takes :class:`~w2v.vectors.keyed.KeyedVectors` with them (``w2v.load``,
 ``w2v.save``).  Every writer is atomic, and corrupt, truncated or foreign
 files raise :class:`~w2v.errors.FormatError` naming the file and the line
 number or byte offset of the problem.

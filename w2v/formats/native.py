@@ -4,7 +4,7 @@
 (UTF-8, ``word<TAB>count`` per line in row order) and ``meta.json``
 (``{"format": "w2v-native", "version": 1, "count": V, "dim": D,
 "settings": {...}, "has_counts": bool}``).  A full model
-(:mod:`w2v.persist`) is a superset: the same directory with ``model.json``
+(:mod:`w2v.model.persist`) is a superset: the same directory with ``model.json``
 and more arrays.
 
 The directory is written into a temporary directory next to the target
@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..arrays import check_finite
-from ..atomic import deferred_signals, fsync_dir, os_error_text, umask_mode
+from ..util.arrays import check_finite
+from ..util.atomic import deferred_signals, fsync_dir, os_error_text, umask_mode
 from ..errors import FormatError, OutputError
 from .files import encode_json, load_npy, read_json, write_array
 from .vocab_tsv import check_vocab, read_vocab, vocab_bytes
@@ -39,7 +39,7 @@ __all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "TEMP_SUFFIX", "Na
 NATIVE_FORMAT = "w2v-native"
 NATIVE_VERSION = 1
 
-#: the file that makes a native directory a full model (:mod:`w2v.persist`)
+#: the file that makes a native directory a full model (:mod:`w2v.model.persist`)
 _MODEL_FILE = "model.json"
 
 #: suffix of the directory a save moves the model it replaces to (see :func:`aside_dirs`)
@@ -142,7 +142,7 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
         The training settings, stored in ``meta.json``.
     extra : callable, optional
         ``extra(tmpdir)`` writes further files into the temporary directory
-        before it is renamed into place (used by :func:`w2v.persist.save_model`
+        before it is renamed into place (used by :func:`w2v.model.persist.save_model`
         to store a full model as a superset of the native format); they are
         written after ``vectors.npy`` and ``vocab.tsv``, and ``meta.json`` is
         written last, so that a copy holding ``meta.json`` is complete.
@@ -209,7 +209,7 @@ def _rename_into_place(path, tmp, target):
 
     Once the new model is in place, the model moved aside, and the copies
     earlier saves of ``target`` left (:func:`_leftovers`), are deleted.
-    Signals are held back (:func:`w2v.atomic.deferred_signals`) from the
+    Signals are held back (:func:`w2v.util.atomic.deferred_signals`) from the
     first rename to the last deletion, so that Ctrl-C or SIGTERM cannot leave
     ``target`` missing or a copy behind.
     """

@@ -9,7 +9,7 @@ text
     ``.vec`` files are this format.  Lines may end with a space or ``\\r\\n``.
 
 A file's compression (gzip, bzip2, xz) is recognised from its first bytes
-when reading (:mod:`w2v.opener`) and follows the suffix when writing.
+when reading (:mod:`w2v.util.opener`) and follows the suffix when writing.
 Writers are atomic: the data go to a temporary file next to the target,
 renamed over it only when complete.
 """
@@ -23,11 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..checks import is_integer
-from ..arrays import check_finite
-from ..atomic import atomic_write
+from ..util.checks import is_integer
+from ..util.arrays import check_finite
+from ..util.atomic import atomic_write
 from ..errors import FormatError, ParameterError
-from ..opener import compression_for_suffix, open_compressed_writer
+from ..util.opener import compression_for_suffix, open_compressed_writer
 from . import word2vec_stream as stream
 from .word2vec_binary import read_binary_records
 from .word2vec_text import check_text_dim, read_text_records, text_sizes

@@ -4,9 +4,9 @@ import os
 
 import numpy as np
 
-from ..arrays import first_nonfinite_row, nonfinite_error
+from ..util.arrays import first_nonfinite_row, nonfinite_error
 from ..errors import FormatError
-from ..opener import open_binary
+from ..util.opener import open_binary
 from . import word2vec_stream as stream
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from ..errors import FormatError
-from ..opener import DECODE_ERRORS, compression_of, open_binary
+from ..util.opener import DECODE_ERRORS, compression_of, open_binary
 
 __all__ = ["MAX_TEXT_DIM", "MAX_WORD", "BlockReader", "check_nothing_follows", "compression", "encoding_label",
            "least_bytes", "looks_text", "open_input", "parse_header"]
@@ -41,7 +41,7 @@ def encoding_label(encoding):
 
 
 def compression(path):
-    """The compression of an existing file, from its first bytes (see :func:`w2v.opener.compression_of`).
+    """The compression of an existing file, from its first bytes (see :func:`w2v.util.opener.compression_of`).
 
     Returns
     -------

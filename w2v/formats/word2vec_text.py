@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from ..arrays import first_nonfinite_row, nonfinite_error
+from ..util.arrays import first_nonfinite_row, nonfinite_error
 from ..errors import FormatError
 from . import word2vec_stream as stream
 

@@ -6,7 +6,7 @@ the cache next to the sources, in the package's ``__pycache__`` folders, as long
 as they can be written.  A package installed by another user (a system-wide
 ``pip install`` into site-packages owned by root) cannot be, and then Numba
 tries ``~/.cache/numba``; where that cannot be written either, Numba refuses to
-define the kernels and ``import w2v.train`` fails ("no locator available").
+define the kernels and ``import w2v.training.hogwild`` fails ("no locator available").
 
 :func:`choose_cache_dir` decides once, before Numba is imported (``w2v/__init__``
 calls it): when the package folders are not writable and the user has not set
@@ -21,9 +21,9 @@ import atexit
 import os
 import sys
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# the folders whose modules hold cached Numba functions (w2v.sampling, w2v.kernels.*, w2v.distributed.merge)
-CACHED_FOLDERS = (_PACKAGE, os.path.join(_PACKAGE, "kernels"), os.path.join(_PACKAGE, "distributed"))
+# the folders whose modules hold cached Numba functions: every @njit function lives in w2v.kernels
+# (tests/test_structure.py checks it; the GPU's @cuda.jit kernels are not cached)
+CACHED_FOLDERS = (os.path.dirname(os.path.abspath(__file__)),)
 
 
 def folder_writable(folder):

@@ -19,7 +19,7 @@ word2vec.c does.
 
 Threads update the shared matrices without locks (Hogwild), except that a
 worker may train a replica of the most frequent words' rows, merged into the
-shared ones as it goes (``train_tokens``' ``plan``, :class:`w2v.train.Replica`);
+shared ones as it goes (``train_tokens``' ``plan``, :class:`w2v.training.hogwild.Replica`);
 each worker owns its random state, passed in and returned as a ``uint64``
 array of one element.
 Ids are validated by the caller before they get here: these kernels run without bounds checks.
@@ -472,13 +472,13 @@ def train_tokens(tokens, pos0, total, syn0, syn1neg, syn1, keep_threshold, noise
         Subsampling: keep a token if ``rand32 < keep_threshold[id]``.
     noise_table : uint64[:]
         Packed alias table of the noise distribution
-        (:func:`w2v.sampling.pack_alias_table`).
+        (:func:`w2v.training.sampling.pack_alias_table`).
     hs_codes, hs_points, hs_lengths : int8[:, :], int32[:, :], int32[:]
         Huffman tree.
     sg, cbow_mean, hs, shared : bool
     window, negative, max_sentence_length : int
     hot0, hot1, snap0, snap1 : float32[:, :]
-        A worker's replica (:class:`w2v.train.Replica`): in the shared mode
+        A worker's replica (:class:`w2v.training.hogwild.Replica`): in the shared mode
         (``shared``) the rows of ids below ``plan[2]`` are read and written
         in ``hot0`` (for ``syn0``) and ``hot1`` (for ``syn1neg``) instead;
         ``snap0``, ``snap1`` hold their values when last merged.

@@ -39,7 +39,7 @@ def uniform_index(r, n):
 def draw_noise(r, noise_table):
     """One draw from the noise distribution (alias method) with one random number.
 
-    ``noise_table`` is :func:`w2v.sampling.pack_alias_table`'s: column ``i``
+    ``noise_table`` is :func:`w2v.training.sampling.pack_alias_table`'s: column ``i``
     (high 32 random bits) is kept when the low 32 bits are below its
     threshold (low half of the entry), else its alias (high half) is drawn.
     """

@@ -9,7 +9,7 @@ from numba import njit
 
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
 
-SENTINEL = -1   # w2v.corpus.SENTINEL
+SENTINEL = -1   # w2v.text.scanning.SENTINEL
 OUTSIDE = -2    # a word outside the vocabulary, in the look-up table
 
 

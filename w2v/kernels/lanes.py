@@ -1,6 +1,6 @@
 """Kernels of the deterministic mode: the rows a lane changes, its changes, and the round's merge.
 
-In ``deterministic`` mode (:mod:`w2v.lanes`) every lane trains a round on a
+In ``deterministic`` mode (:mod:`w2v.training.lanes`) every lane trains a round on a
 private copy of the weights with :func:`w2v.kernels.cpu.train_tokens`, whose
 semantics stay those of every other run.  These kernels do the rest without
 scanning whole matrices:

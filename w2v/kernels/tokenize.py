@@ -1,7 +1,7 @@
 """Byte-level whitespace tokenizer and counter: the corpus scan without Python strings.
 
 The scan has two stages, so that two threads can share it (one splits a
-buffer while the other counts the previous one; see ``w2v.corpus``):
+buffer while the other counts the previous one; see ``w2v.text.scanning``):
 
 * :func:`split_tokens` splits a buffer of UTF-8 bytes at whitespace and
   hashes every token (8 bytes at a time, then murmur3's finalizer);

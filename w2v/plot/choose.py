@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from ..checks import is_integer
+from ..util.checks import is_integer
 from ..errors import ParameterError, UnknownWordError
 
 __all__ = ["Selection", "select_words", "parse_word_list", "rows_needed"]

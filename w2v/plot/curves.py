@@ -130,7 +130,7 @@ def training(report, size=DEFAULT_SIZE, dpi=100, title=None):
 
     Parameters
     ----------
-    report : dict or w2v.run.RunResult
+    report : dict or w2v.training.lifecycle.RunResult
         A ``--report-json`` report (``json.load`` of the file), or ``Word2Vec.last_train``.
     size : tuple of int or str
         Width and height in pixels.

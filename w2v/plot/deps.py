@@ -9,7 +9,7 @@ backend is chosen for the caller (a notebook shows the Figure returned).
 """
 import os
 
-from ..atomic import atomic_write
+from ..util.atomic import atomic_write
 from ..errors import ParameterError, W2VError
 
 PLOT_EXTRA = "pip install 'w2v[plot]'"

@@ -12,8 +12,8 @@ import os
 
 import numpy as np
 
-from ..checks import is_integer
-from ..atomic import atomic_write, atomic_write_text
+from ..util.checks import is_integer
+from ..util.atomic import atomic_write, atomic_write_text
 from ..errors import FormatError, OutputError, ParameterError
 
 __all__ = ["export_projector", "FILES"]

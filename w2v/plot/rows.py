@@ -2,7 +2,7 @@
 
 A native folder's ``vectors.npy`` is memory-mapped and only the asked rows
 are copied out; ``vocab.tsv`` is read up to the asked line.  A word2vec file
-is read up to its ``limit``-th record (:func:`w2v.vectors.load` with
+is read up to its ``limit``-th record (:func:`w2v.vectors.keyed.load` with
 ``limit``).  So a picture of the 300 most frequent words of a 3M-word model
 reads 300 rows whatever the model's size.
 """
@@ -11,11 +11,11 @@ import os
 
 import numpy as np
 
-from ..checks import is_integer
-from ..arrays import check_finite
+from ..util.checks import is_integer
+from ..util.arrays import check_finite
 from ..errors import FormatError, ParameterError
 from ..formats import NATIVE_FORMAT, NATIVE_VERSION, decode_utf8, load_npy
-from ..vectors import KeyedVectors, load
+from ..vectors.keyed import KeyedVectors, load
 
 __all__ = ["load_rows"]
 

@@ -1,0 +1,205 @@
+"""Atomic file writes: a temporary file in the target's directory, then a rename.
+
+Also the words of a failed write (:func:`os_error_text`), and the check that a
+folder really takes new files (:func:`creation_error`).
+"""
+import contextlib
+import errno
+import os
+import re
+import signal
+import tempfile
+import threading
+
+from ..errors import OutputError
+
+# what numpy's tofile (np.save to a file) raises on a short write, without an errno
+_SHORT_WRITE = re.compile(r"(\d+) requested and (\d+) written")
+
+
+def os_error_text(exc):
+    """What went wrong in the ``OSError`` ``exc``, for a message: its ``strerror``.
+
+    A short write of numpy's (``"1233800 requested and 254944 written"``,
+    with no errno) is what a full disk does to it, and is said so: ``No
+    space left on device (1233800 requested and 254944 written)``.
+    """
+    if exc.strerror:
+        return exc.strerror
+    short = _SHORT_WRITE.fullmatch(str(exc))
+    if short is not None:
+        return f"{os.strerror(errno.ENOSPC)} ({short[0]})"
+    return str(exc)
+
+
+def creation_error(directory):
+    """Why no file can be created in ``directory``, or ``None`` once a temporary file was created there and removed.
+
+    ``os.access`` answers from the permission bits, which do not bind root,
+    and knows nothing of file systems that refuse new files (``/proc``):
+    only creating one tells.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".w2v-probe.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        return os_error_text(exc)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+    return None
+
+
+def umask_mode(mode=0o666):
+    """``mode`` filtered by the process umask (what ``open()`` would have given)."""
+    old = os.umask(0)
+    os.umask(old)
+    return mode & ~old
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="wb", flush_behind=False):
+    """Open a temporary file next to ``path``; on success rename it over ``path``.
+
+    On any exception (``KeyboardInterrupt`` included) the temporary file is
+    removed and ``path`` is left as it was: readers see the old file or the
+    complete new one, never a truncated file; the data and the rename are
+    fsynced before it returns.  ``OSError`` becomes
+    :class:`OutputError` naming the path.
+
+    An existing path that is not a regular file (``/dev/null``, a named pipe,
+    ``/dev/stdout`` on a pipe) is written straight through, as a shell's
+    ``>`` would: renaming over it would replace the device or pipe with a
+    plain file (``-o /dev/null`` run as root did) and nobody would read it.
+
+    With ``flush_behind``, a thread of its own syncs what has been written so
+    far every :data:`FLUSH_BEHIND_SECONDS` while the caller writes, so the
+    final fsync has little left to wait for (for big files written while
+    other work computes).
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise OutputError(f"cannot write {path}: it is a directory")
+    if os.path.exists(path) and not os.path.isfile(path):
+        yield from _write_through(path, mode)
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
+    try:
+        with os.fdopen(fd, mode) as fh, _flushing_behind(fd if flush_behind else None):
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, umask_mode())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
+        raise
+    fsync_dir(directory)    # the rename itself is durable once the directory is on disk
+
+
+#: how often :func:`atomic_write`'s ``flush_behind`` syncs the file being written
+FLUSH_BEHIND_SECONDS = 0.1
+
+
+@contextlib.contextmanager
+def _flushing_behind(fd):
+    """While the block runs, fdatasync ``fd`` every :data:`FLUSH_BEHIND_SECONDS` in a thread
+    (nothing for ``None``); its errors are left to the final fsync, which reports them."""
+    if fd is None:
+        yield
+        return
+    done = threading.Event()
+
+    def flush():
+        while not done.wait(FLUSH_BEHIND_SECONDS):
+            try:
+                os.fdatasync(fd)
+            except OSError:
+                return
+
+    worker = threading.Thread(target=flush, daemon=True, name="w2v-flush-behind")
+    worker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        worker.join()
+
+
+def fsync_dir(path):
+    """fsync the directory ``path`` (its entries: a rename into it); a file system that
+    cannot (``EINVAL``), or a directory this process may not open, is not an error."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+#: the signals that stop a command (see w2v_cli.common), held back by :func:`deferred_signals`
+_HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def deferred_signals():
+    """Hold back SIGINT, SIGTERM and SIGHUP while the block runs, then deliver them.
+
+    For steps that must not be cut in two, such as the two renames that swap
+    a model directory into place and the removal of the old copy: a signal
+    that arrives meanwhile is recorded and, once the block has ended (and
+    each signal's handler is back), raised again, so that its handler runs
+    (``KeyboardInterrupt``) or its default action (ending the process)
+    happens then.  A signal that is ignored stays ignored.  Outside the main
+    thread, where Python cannot set handlers (and runs none), nothing is
+    held.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+
+    def hold(signum, frame):
+        caught.append(signum)
+
+    saved = {}
+    try:
+        for sig in _HELD:
+            handler = signal.getsignal(sig)
+            if handler is None or handler == signal.SIG_IGN:   # None: set outside Python, kept as is
+                continue
+            saved[sig] = signal.signal(sig, hold)
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)
+
+
+def _write_through(path, mode):
+    try:
+        fh = open(path, mode)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
+    try:
+        with fh:
+            yield fh
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
+
+
+def atomic_write_text(path, text, encoding="utf-8"):
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_write(path, "wb") as fh:
+        fh.write(text.encode(encoding))

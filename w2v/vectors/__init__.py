@@ -1,0 +1,15 @@
+"""Trained vectors: :class:`KeyedVectors` and the concepts of its API (lookup, similarity, neighbours,
+ranking, per-word attributes, editing, files, evaluation), and loading and saving them."""
+
+#: defined in :mod:`w2v.vectors.keyed`, imported on first use (``import w2v.vectors.<module>`` stays light)
+_PUBLIC = ("KeyedVectors", "load", "load_native", "load_word2vec_format", "save", "save_native", "save_word2vec_format")
+
+
+def __getattr__(name):
+    if name in _PUBLIC:
+        from . import keyed as owner
+        return getattr(owner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = list(_PUBLIC)
