@@ -7,12 +7,13 @@ test_cli_phrases.py.
 """
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from w2v.phrases import tables as phrase_tables
+
+from .conftest import ROOT
 from w2v.text.encoded import IdStream
 from w2v.errors import CorpusError, FormatError, ParameterError
 from w2v.phrases.corpus import learn_passes
@@ -22,7 +23,8 @@ from w2v.phrases.model import (ENGLISH_CONNECTOR_WORDS, FrozenPhrases, Phrases, 
 gensim_phrases = pytest.importorskip("gensim.models.phrases")
 from gensim.models.word2vec import LineSentence  # noqa: E402
 
-WIKI = Path("/work/shared/data/corpus-wiki-1.txt.xz")
+# the shared corpora sit beside the checkout (../shared/data), as the benchmarks expect them
+WIKI = ROOT.parent / "shared" / "data" / "corpus-wiki-1.txt.xz"
 CONFIGS = [("default", 10.0, frozenset()), ("npmi", 0.5, frozenset()),
            ("default", 10.0, ENGLISH_CONNECTOR_WORDS), ("npmi", 0.5, ENGLISH_CONNECTOR_WORDS)]
 
