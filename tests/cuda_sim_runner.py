@@ -120,17 +120,17 @@ def main(out_path, workdir):
     corpus = cc.write_train_corpus(os.path.join(workdir, "clusters.txt"))
     t = time.perf_counter()
     log = io.StringIO()
-    import w2v.model.word2vec
+    import w2v.model.runs
     from w2v.training.progress import Progress
 
     class EveryLaunch(Progress):   # a progress line after every launch
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **{**kwargs, "interval": 0})
 
-    w2v.model.word2vec.Progress, plain = EveryLaunch, w2v.model.word2vec.Progress
+    w2v.model.runs.Progress, plain = EveryLaunch, w2v.model.runs.Progress
     m = Word2Vec(**cc.TRAIN_SETTINGS)
     m.train(corpus, quiet=False, progress_stream=log)
-    w2v.model.word2vec.Progress = plain
+    w2v.model.runs.Progress = plain
     lt = m.last_train
     res["train/epoch_loss"] = np.array(lt.epoch_loss)
     res["train/counts"] = np.array([lt.examples, lt.kept, lt.words, m.encoded_corpus.n_words])

@@ -1,5 +1,6 @@
 """Full models: save/load, resumed and checkpointed training, online vocabulary updates, CLI."""
 import copy
+import dataclasses
 import json
 import lzma
 import os
@@ -547,7 +548,7 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
     m.train(str(small_corpus), on_epoch_end=hook)
     for epochs in (1, 2):
         c = Word2Vec.load(str(tmp_path / "ckpt"))
-        c.settings.epochs = epochs
+        c.update_settings(epochs=epochs)
         with pytest.raises(ParameterError, match="2 of 4 epochs done"):
             c.train(str(small_corpus))
         assert c.run_state["epochs_done"] == 2 and c.run_state["epochs"] == 4
@@ -564,7 +565,7 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
         "resuming a run stopped after epoch 2 of 4 with --epochs 2: no epoch follows on the same corpus"), \
         res.output
     c = Word2Vec.load(str(tmp_path / "ckpt"))
-    c.settings.epochs = 3
+    c.update_settings(epochs=3)
     c.train(str(small_corpus))
     assert len(c.last_train.epoch_loss) == 1 and c.run_state["epochs_done"] == 3
 
@@ -692,7 +693,7 @@ def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     assert m.tables.keep_threshold.size == v1 and m.tables.noise_alias.size == v1
     fresh_new = m.syn0[v0:].copy()
 
-    m.settings.epochs = 1
+    m.update_settings(epochs=1)
     m.train()
     assert np.all(np.isfinite(m.syn0))
     moved = np.linalg.norm(m.syn0[v0:] - fresh_new, axis=1)
@@ -705,15 +706,16 @@ def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     assert overlap >= 0.35, overlap
 
 
-def test_update_refuses_a_hand_changed_dim_before_reading_the_corpus(trained, tmp_path):
+def test_a_new_dim_is_refused_before_an_update_could_read_the_corpus(trained, tmp_path):
     # as train() does: the weights have the saved dim, a new one would not fit them
     trained["sg-ns"].save(str(tmp_path / "m"))
     m = Word2Vec.load(str(tmp_path / "m"))
     words, shape = list(m.vocab.words), m.syn0.shape
-    m.settings.dim = 32
     with pytest.raises(ParameterError, match="cannot change dim"):
-        m.build_vocab(str(tmp_path / "missing.txt"), update=True)
-    assert m.vocab.words == words and m.syn0.shape == shape
+        m.vector_size = 32
+    with pytest.raises(ParameterError, match="cannot change dim"):
+        m.settings = dataclasses.replace(m.settings, dim=32)
+    assert m.vocab.words == words and m.syn0.shape == shape and m.settings.dim == shape[1]
 
 
 def test_update_with_hierarchical_softmax(small_corpus, halves, tmp_path):
@@ -1017,13 +1019,12 @@ def test_arrays_that_do_not_fit_the_settings_are_refused_before_any_kernel(train
             with pytest.raises(ParameterError, match="cannot train"):
                 m.train()
             setattr(m, name, saved[name])
-        # a setting turned on without the arrays and tables it needs
-        import dataclasses
+        # a setting turned on without the arrays and tables it needs: refused as --resume refuses it,
+        # before the check of the arrays could see it
         flip = dict(negative=5) if not m.settings.negative else dict(hs=True)
-        m.settings = dataclasses.replace(m.settings, **flip)
-        # refused as --resume refuses it, before the check of the arrays could see it
         with pytest.raises(ParameterError, match="cannot change hs|cannot turn on negative sampling"):
-            m.train()
+            m.settings = dataclasses.replace(m.settings, **flip)
+        assert m.settings == saved["settings"]
     finally:
         for k, a in saved.items():
             setattr(m, k, a)
@@ -1070,46 +1071,45 @@ def test_settings_given_as_numpy_scalars_save_and_load(tmp_path):
     assert_same_model(m, n)
 
 
-def test_save_refuses_hand_changed_settings_that_load_would_reject(trained, small_corpus, tmp_path):
+def test_settings_that_load_would_reject_are_refused_when_they_change(trained, tmp_path):
     # m.settings.dim = 8 was saved as is, over the model there, and that model no longer
     # loaded (FormatError); hs turned on raised AttributeError; window = 0 saved a model whose
-    # settings load refused
-    path = tmp_path / "m"
-    trained["sg-ns"].save(str(path))
-    before = {name: (path / name).read_bytes() for name in os.listdir(path)}
-    m = Word2Vec.load(str(path))
+    # settings load refused: every change goes through update_settings, which refuses them
+    trained["sg-ns"].save(str(tmp_path / "m"))
+    m = Word2Vec.load(str(tmp_path / "m"))
     good = m.settings
-    for name, value, match in (("dim", 8, "cannot change dim"), ("hs", True, "cannot change hs"),
-                               ("model", "cbow", "cannot change model"), ("window", 0, "window")):
-        m.settings = copy.copy(good)
-        setattr(m.settings, name, value)
+    for name, value, gensim, match in (("dim", 8, ("vector_size", 8), "cannot change dim"),
+                                       ("hs", True, ("hs", 1), "cannot change hs"),
+                                       ("model", "cbow", ("sg", 0), "cannot change model"),
+                                       ("window", 0, ("window", 0), "window")):
         with pytest.raises(ParameterError, match=match):
-            m.save(str(path))
-        # an online update refuses them as train() does (dim: a numpy ValueError after reading the
-        # corpus; hs: silently turned on)
+            m.update_settings(**{name: value})
         with pytest.raises(ParameterError, match=match):
-            m.build_vocab(str(small_corpus), update=True)
-    assert {name: (path / name).read_bytes() for name in os.listdir(path)} == before
-    m.settings = good
+            setattr(m, *gensim)
+        with pytest.raises(ParameterError, match=match):
+            m.settings = dataclasses.replace(good, **{name: value})
+        assert m.settings == good
     m.save(str(tmp_path / "again"))
     assert_same_model(m, Word2Vec.load(str(tmp_path / "again")))
 
 
-def test_save_writes_hand_changed_settings_without_rebuilding_the_tables(trained, tmp_path):
+def test_a_changed_sample_rebuilds_the_tables_at_once_and_is_saved(trained, tmp_path):
     m = copy.deepcopy(trained["cbow-hs-ns"])
     kv = m.wv
-    tables, keep = m.tables, m.tables.keep_threshold.copy()
-    m.settings.sample = 1e-5
-    m.save(str(tmp_path / "m"))
-    assert m.tables is tables and np.array_equal(m.tables.keep_threshold, keep)   # saving changes no table
+    keep, codes = m.tables.keep_threshold.copy(), m.huffman.codes.copy()
+    m.sample = 1e-5
     assert m.wv is not kv and m.wv.settings["sample"] == 1e-5      # the cached vectors held other settings
+    from w2v.training.sampling import build_tables
+    assert np.array_equal(m.tables.keep_threshold, build_tables(m.vocab.counts, m.settings)[0].keep_threshold)
+    assert not np.array_equal(m.tables.keep_threshold, keep) and np.array_equal(m.huffman.codes, codes)
+    tables = m.tables
+    m.save(str(tmp_path / "m"))
+    assert m.tables is tables                                       # saving changes no table
     meta = json.loads((tmp_path / "m" / "meta.json").read_text(encoding="utf-8"))
     header = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))
     assert meta["settings"]["sample"] == header["settings"]["sample"] == 1e-5
     n = Word2Vec.load(str(tmp_path / "m"))
-    from w2v.training.sampling import build_tables
-    assert np.array_equal(n.tables.keep_threshold, build_tables(m.vocab.counts, m.settings)[0].keep_threshold)
-    assert not np.array_equal(n.tables.keep_threshold, keep)
+    assert np.array_equal(n.tables.keep_threshold, m.tables.keep_threshold)
     assert np.array_equal(n.huffman.codes, m.huffman.codes)
 
 
@@ -1244,13 +1244,13 @@ def test_update_below_the_vocabulary_size_or_of_no_usable_word(tmp_path):
     second.write_text("a d d d e e e f f f g g g h h h\n")
     m = Word2Vec(threads=1, dim=8, min_count=3, sample=0, epochs=1)
     m.build_vocab(str(first))
-    m.settings.max_vocab_size = 2
+    m.update_settings(max_vocab_size=2)
     m.build_vocab(str(second), update=True)
     assert m.vocab.words == ["a", "b", "c"] and m.vocab.counts.tolist() == [4, 3, 3]
     assert m.syn0.shape == (3, 8)
     rare = tmp_path / "rare.txt"
     rare.write_text("x y z x\n")
-    m.settings.max_vocab_size = None
+    m.update_settings(max_vocab_size=None)
     with pytest.raises(VocabularyError, match="min_count=3"):
         m.build_vocab(str(rare), update=True)
     assert m.vocab.words == ["a", "b", "c"] and m.vocab.counts.tolist() == [4, 3, 3]

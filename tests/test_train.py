@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -133,15 +135,18 @@ def test_bad_corpora(tmp_path):
 
 def test_settings_changed_after_construction_are_checked_before_work(small_corpus):
     m = Word2Vec(threads=1, **FAST)
-    m.settings.epochs = 0
     with pytest.raises(ParameterError, match="epochs"):
-        m.build_vocab(str(small_corpus))
-    m.settings.epochs = 1
+        m.epochs = 0
+    with pytest.raises(ParameterError, match="epochs"):
+        m.update_settings(epochs=0)
+    assert m.settings.epochs == FAST["epochs"]   # refused: the settings are as they were
+    m.epochs = 1
     m.build_vocab(str(small_corpus))
-    m.settings.alpha = -1.0
     with pytest.raises(ParameterError, match="alpha"):
-        m.train()
-    assert m.last_train is None   # nothing trained
+        m.alpha = -1.0
+    with pytest.raises(ParameterError, match="alpha"):
+        m.train(start_alpha=-1.0)
+    assert m.settings.alpha == 0.025 and m.last_train is None   # nothing trained
 
 
 def test_replicas_of_many_threads_share_a_bounded_budget(small_corpus, monkeypatch):
@@ -188,21 +193,22 @@ def test_a_kept_wv_follows_further_training(small_corpus):
     assert all(abs(score) <= 1.0 + 1e-6 for _, score in kv.most_similar("the", topn=20))
 
 
-def test_settings_changed_by_hand_apply_at_the_next_train(small_corpus):
-    # m.settings.sample changed on a model with a vocabulary was ignored (the tables stayed)
+def test_settings_changed_on_a_trained_model_apply_at_the_next_train(small_corpus):
+    # m.sample changed on a model with a vocabulary was ignored (the tables stayed)
     m = Word2Vec(threads=1, **{**FAST, "sample": 0}).train(str(small_corpus))
     assert m.last_train.kept == m.last_train.words
-    m.settings.sample = 1e-4
+    m.sample = 1e-4
     m.train()
     fresh = Word2Vec(threads=1, **{**FAST, "sample": 1e-4}).train(str(small_corpus))
     assert m.last_train.kept < 0.8 * m.last_train.words
     assert m.last_train.kept == pytest.approx(fresh.last_train.kept, rel=0.02)
     np.testing.assert_array_equal(m.tables.keep_threshold, fresh.tables.keep_threshold)
-    m.settings.model = "cbow"           # the CLI refuses it with --resume; so does train()
+    with pytest.raises(ParameterError, match="cannot change model"):   # as the CLI refuses it with --resume
+        m.sg = 0
     with pytest.raises(ParameterError, match="cannot change model"):
-        m.train()
-    m.settings.model = "sg"
-    m.settings.ns_exponent = 0.5
+        m.settings = dataclasses.replace(m.settings, model="cbow")
+    assert m.settings.model == "sg"
+    m.settings = dataclasses.replace(m.settings, ns_exponent=0.5)
     m.train()
     np.testing.assert_array_equal(m.tables.noise_table, Word2Vec(threads=1, **{**FAST, "ns_exponent": 0.5})
                                   .build_vocab(str(small_corpus)).tables.noise_table)
@@ -377,14 +383,14 @@ def test_each_epoch_reports_its_loss_when_it_ends(small_corpus, threads, monkeyp
     # run nothing said what it reached until every epoch was done
     import io
 
-    import w2v.model.word2vec
+    import w2v.model.runs
     from w2v.training.progress import Progress
 
     class Every(Progress):   # a progress line after every job
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **{**kwargs, "interval": 0})
 
-    monkeypatch.setattr(w2v.model.word2vec, "Progress", Every)
+    monkeypatch.setattr(w2v.model.runs, "Progress", Every)
     out = io.StringIO()
     m = Word2Vec(threads=threads, **{**FAST, "epochs": 3})
     m.build_vocab(str(small_corpus))

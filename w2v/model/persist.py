@@ -91,20 +91,8 @@ def save_model(model, path):
     VocabularyError
         The model has no vocabulary yet.
     ParameterError
-        A setting changed by hand is invalid, or changes ``dim``, ``model``
-        or ``hs`` of the weights (as :meth:`~w2v.model.word2vec.Word2Vec.train`
-        refuses it), or a weight matrix or the random states have the
-        wrong shape: nothing is written that :func:`load_model` would reject.
-
-    Notes
-    -----
-    Saving changes nothing in the model but its cached vectors: settings
-    changed by hand are checked (:meth:`~w2v.model.word2vec.Word2Vec.check_settings`)
-    and written as they are, but the sampling tables are not rebuilt here
-    (they are not saved: :func:`load_model` builds them from the saved
-    settings, and the next ``train`` rebuilds them); the cached
-    :attr:`~w2v.model.word2vec.Word2Vec.wv` is dropped when it holds other settings,
-    so that the native header records the saved ones.
+        A weight matrix or the random states have the wrong shape (replaced
+        by hand): nothing is written that :func:`load_model` would reject.
     FormatError
         A weight is NaN or infinite (a diverged run); the message names the
         file it would be written to.  Otherwise as
@@ -115,7 +103,6 @@ def save_model(model, path):
 
     if model.vocab is None or model.syn0 is None:
         raise VocabularyError("model has no vocabulary yet: nothing to save")
-    model.check_settings()   # settings changed by hand (m.settings.dim = ...), as train() refuses them
     s = model.settings
     v, dim = len(model.vocab), s.dim
     arrays = {"syn1neg": np.asarray(model.syn1neg, np.float32), "syn1": np.asarray(model.syn1, np.float32)}
@@ -152,7 +139,7 @@ def save_model(model, path):
             f.flush()
             os.fsync(f.fileno())
 
-    if model.wv.settings != s.to_dict():
+    if model.wv.settings != s.to_dict():   # wv.settings edited: the native header records the model's
         model.invalidate_vectors()
     save_native(model.wv, path, extra=extra)
 
