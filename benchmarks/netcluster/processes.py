@@ -123,3 +123,15 @@ class ProcessGroup:
             return ""
         text = Path(self.log_path).read_text(errors="replace").replace("\r", "\n")
         return "\n".join([x for x in text.splitlines() if x.strip()][-lines:])
+
+
+def stop_all(groups, grace=10.0):
+    """Stop ``groups`` together: SIGTERM to each, at most ``grace`` seconds for all of them, then
+    SIGKILL to what is left. Returns their exit statuses."""
+    for group in groups:
+        if not group.exited():
+            group.signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for group in groups:
+        group.wait_exit(max(0.0, deadline - time.monotonic()))
+    return [group.stop(0) for group in groups]
