@@ -109,6 +109,44 @@ def test_the_fit_recovers_the_model_that_made_the_rounds():
     assert not fit(flat, cores=8).eta_fitted   # one L / C for every run: t_lat alone, eta = 1
 
 
+def test_the_fit_never_gives_a_negative_latency():
+    # rounds faster than their link term at eta = 1 would want t_lat < 0: the fit keeps it at 0
+    runs = [RunFigures(n, rate, 0.0, 5, 0.5 * (1e6 * n) / rate, 0.0, 0.0, 0.0, 1e6 * n)
+            for n in (2, 4) for rate in (1e6, 2e6)]
+    model = fit(runs, cores=8)
+    assert model.t_lat == 0.0 and model.eta == pytest.approx(2.0)
+
+
+def _synthetic_run(machines, rate_per_worker):
+    # a run of three 2 s rounds ending at t = 100, every worker link sending rate_per_worker bytes/s
+    # and receiving half of it; w2v's report says each worker sent 1,000 and received 2,000 bytes
+    roles = ["head"] + [f"m{k}" for k in range(1, machines + 1)]
+    rounds = [_entry(1, r, 2.0, [0.5] * machines, [0.1], [1000] * machines, [2000] * machines) for r in (1, 2, 3)]
+    samples = [(t, {role: (rate_per_worker * t, rate_per_worker * t / 2) for role in roles})
+               for t in np.arange(90.0, 101.0, 0.05)]
+    report = {"rounds": rounds, "round_words": 1000, "merge": "mean", "train_seconds": 6.0}
+    return TrainRun(report, samples, [(100.0, "epoch 1: mean loss 3.0 over 10 examples")], 7.0, Path("v.bin"))
+
+
+def test_runs_at_4_and_8_machines_give_the_bytes_per_worker_the_fit_and_the_predictions():
+    cap = LinkCap.parse("100mbit")
+    records = [bench_cluster.run_record(_synthetic_run(n, 1e5 * (1 + n / 40)), n, cap, 0) for n in (4, 8)]
+    steady = records[0]["steady"]
+    assert steady["rounds"] == 2 and steady["wall"] == 2.0 and steady["train"] == 0.5
+    assert steady["worker_link_sent"] == pytest.approx(2 * 1.1e5) and steady["worker_report_received"] == 2000
+    assert steady["busiest_link"] == pytest.approx(2 * 1.5 * 1.1e5)
+    analysis = bench_cluster.analyse(records, cores=2)
+    assert set(analysis["bytes_per_worker"]) == {4, 8}
+    assert {(p["machines"], p["cap"]) for p in analysis["predictions"]} == {
+        (32, "1 Gbit/s + 0.2 ms"), (32, "10 Gbit/s + 0.05 ms"), (64, "1 Gbit/s + 0.2 ms"), (64, "10 Gbit/s + 0.05 ms")}
+    assert all(r["steady"]["regime"].startswith("CPU shared") for r in records)
+    res = {"corpus": "c.txt", "w2v_args": "", "caps": [cap.label], "machine": {}, "commit": "x", "runs": records,
+           "analysis": analysis}
+    text = markdown(res)
+    assert "8 machines against 4, bytes per worker per round: link sent +9%, link received +9%, w2v sent +0%" in text
+    assert NO_ROUNDS not in text
+
+
 def test_caps_parse_and_bad_ones_are_refused():
     assert LinkCap.parse("1gbit") == LinkCap(1e9, 0.0)
     assert LinkCap.parse("100mbit:0.2ms") == LinkCap(1e8, 2e-4)

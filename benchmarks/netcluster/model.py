@@ -90,7 +90,7 @@ class RoundModel:
         s = self.share(machines) if share is None else share
         link_bytes = max(0.0, self.link[0] + self.link[1] * machines)
         out = {"train": self.t_train * s,
-               "latency": max(0.0, self.t_lat) + ROUND_TRIPS * 2 * delay_seconds,
+               "latency": self.t_lat + ROUND_TRIPS * 2 * delay_seconds,
                "link": link_bytes / (self.eta * rate_bytes),
                "merge": max(0.0, self.merge[0] + self.merge[1] * machines)}
         out["round"] = sum(out.values())
@@ -103,8 +103,8 @@ def fit(runs, cores):
 
     ``t_train`` is the median of ``train / s(N)``; ``L`` and ``t_merge`` are lines in ``N``; then
     ``t_lat`` and ``1 / eta`` by least squares on ``T - t_train * s(N) - t_merge(N)`` against
-    ``L(N) / C``. Where that cannot separate them (every run has the same ``L / C``) or gives
-    ``eta <= 0``, ``eta`` is 1 and only ``t_lat`` is fitted.
+    ``L(N) / C`` (``t_lat`` at least 0). Where that cannot separate them (every run has the same
+    ``L / C``) or gives ``eta <= 0``, ``eta`` is 1 and only ``t_lat`` is fitted.
     """
     if not runs:
         raise ValueError("no runs to fit")
@@ -115,9 +115,11 @@ def fit(runs, cores):
     merge = _line(n, [r.merge for r in runs])
     x = (link[0] + link[1] * n) / np.array([r.rate_bytes for r in runs])
     y = np.array([r.wall for r in runs]) - t_train * share - (merge[0] + merge[1] * n)
-    eta, eta_fitted, t_lat = 1.0, False, float(np.mean(y - x))
+    eta, eta_fitted, t_lat = 1.0, False, max(0.0, float(np.mean(y - x)))
     if np.ptp(x) > 1e-3 * max(abs(x).max(), 1e-9):
         (a, b), *_ = np.linalg.lstsq(np.column_stack([np.ones_like(x), x]), y, rcond=None)
+        if a < 0:   # no negative latency: the line through the origin
+            a, b = 0.0, float(x @ y / (x @ x))
         if b > 0:
             eta, eta_fitted, t_lat = float(1 / b), True, float(a)
     return RoundModel(cores=cores, t_train=float(t_train), t_lat=t_lat, eta=eta, eta_fitted=eta_fitted,

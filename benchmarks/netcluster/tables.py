@@ -56,8 +56,10 @@ def _bytes_table(analysis):
                      f"{_mb(b['busiest_link'])} |")
     if len(per) == 2:
         a, b = (per[n] for n in sorted(per))
-        ratio = [(b[k] / a[k] - 1) for k in ("worker_link_sent", "worker_link_received") if a[k]]
-        lines += ["", "8 machines against 4, link bytes per worker: " + ", ".join(f"{100 * x:+.0f}%" for x in ratio)]
+        lines += ["", f"{max(per)} machines against {min(per)}, bytes per worker per round: " + ", ".join(
+            f"{name} {100 * (b[k] / a[k] - 1):+.0f}%" for name, k in (
+                ("link sent", "worker_link_sent"), ("link received", "worker_link_received"),
+                ("w2v sent", "worker_report_sent"), ("w2v received", "worker_report_received")) if a[k] and b[k])]
     return lines + [""]
 
 
