@@ -4,13 +4,15 @@ Import layers and cycles are checked by ``lint-imports`` (``.importlinter``) in 
 rules it cannot express.
 """
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.joinpath("w2v").rglob("*.py"), *ROOT.joinpath("cli").rglob("*.py")])
-MAX_MODULE_LINES = 600
+MAX_MODULE_LINES = 600   # lines of code: docstrings, comments and blank lines do not count
 MAX_FUNCTION_LINES = 80
 # Numba kernels may be longer where blocking (loads, registers, shared memory) needs it; each says so
 # in a comment starting with "# blocking:" inside the function.
@@ -37,10 +39,32 @@ def _functions(tree):
             yield node
 
 
+def code_lines(text):
+    """Lines of ``text`` that hold code: not blank, not only a comment, not inside a docstring."""
+    docs = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
+                docs.update(range(first.lineno, first.end_lineno + 1))
+    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    code = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type not in skip:
+            code.update(r for r in range(tok.start[0], tok.end[0] + 1) if r not in docs)
+    return len(code)
+
+
+def test_code_lines_count_neither_docstrings_nor_comments():
+    text = 'def f():\n    """A\n    docstring."""\n    # a comment\n\n    return (1 +\n            2)\n'
+    assert code_lines(text) == 3
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=_rel)
-def test_module_is_at_most_600_lines(path):
-    n = len(path.read_text(encoding="utf-8").splitlines())
-    assert n <= MAX_MODULE_LINES, f"{_rel(path)}: {n} lines"
+def test_module_is_at_most_600_lines_of_code(path):
+    n = code_lines(path.read_text(encoding="utf-8"))
+    assert n <= MAX_MODULE_LINES, f"{_rel(path)}: {n} lines of code"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=_rel)

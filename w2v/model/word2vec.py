@@ -543,7 +543,7 @@ report_delay, compute_loss, callbacks
         # cosines go stale (above 1 after more training)
         old = self.__dict__.get("_wv_cached")
         if old is not None and old is not value:
-            old._forget_norms()
+            old.store.forget_norms()
         self.__dict__["_wv_cached"] = value
 
     @property

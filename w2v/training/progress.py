@@ -212,6 +212,7 @@ class KernelWatch:
         self._thread = threading.get_ident()
         self._open = {}    # (event kind, thread) -> [depth, start]
         self._lock = threading.Lock()
+        self._listener = None   # Numba's event listener, registered from __enter__ to __exit__
 
     def __enter__(self):
         from numba.core import event

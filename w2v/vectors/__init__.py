@@ -1,5 +1,6 @@
-"""Trained vectors: :class:`KeyedVectors` and the concepts of its API (lookup, similarity, neighbours,
-ranking, per-word attributes, editing, files, evaluation), and loading and saving them."""
+"""Trained vectors: :class:`KeyedVectors`, the store that owns its state (:mod:`w2v.vectors.store`), the
+concepts of its API as modules of plain functions (lookup, similarity, neighbours, ranking, per-word
+attributes, editing, files, evaluation), and loading and saving them."""
 
 #: defined in :mod:`w2v.vectors.keyed`, imported on first use (``import w2v.vectors.<module>`` stays light)
 _PUBLIC = ("KeyedVectors", "load", "load_native", "load_word2vec_format", "save", "save_native", "save_word2vec_format")

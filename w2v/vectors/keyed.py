@@ -4,15 +4,30 @@
 matrix with one row per word.  Its query methods follow gensim's
 ``KeyedVectors`` semantics (cosine similarity, the mean of unit vectors with
 weights +1/-1, input words excluded from the answers), so results can be
-compared one to one.  The class is assembled from mixins, one per concept:
-lookups (:mod:`w2v.vectors.lookup`), similarities of given words
-(:mod:`w2v.vectors.similarity`), nearest-neighbour queries (:mod:`w2v.vectors.neighbours`),
-ranks and document distances (:mod:`w2v.vectors.ranking`), per-word attributes
-(:mod:`w2v.vectors.vecattrs`), adding and changing vectors (:mod:`w2v.vectors.editing`),
-files (:mod:`w2v.vectors.files`), evaluation (:mod:`w2v.vectors.intrinsic`) and
+compared one to one.
+
+The class is built by composition.  One :class:`~w2v.vectors.store.VectorStore`
+owns the state: the words, the vectors, the word index, the norms and the
+per-word attributes; the storage attributes of :class:`KeyedVectors`
+(``vectors``, ``index_to_key``, ``key_to_index``, ``expandos``, ``counts``,
+``norms``) read and write it.  The methods are plain functions, one module per
+concept, bound in the class body: lookups (:mod:`w2v.vectors.lookup`),
+similarities of given words (:mod:`w2v.vectors.similarity`), nearest-neighbour
+queries (:mod:`w2v.vectors.neighbours`), ranks and document distances
+(:mod:`w2v.vectors.ranking`), per-word attributes (:mod:`w2v.vectors.vecattrs`),
+adding and changing vectors (:mod:`w2v.vectors.editing`), files
+(:mod:`w2v.vectors.files`), evaluation (:mod:`w2v.vectors.intrinsic`) and
 gensim's deprecated names (:mod:`w2v.vectors.legacy`).  Together they give every
 public method of gensim 4.4's ``KeyedVectors``, with its parameter names.
-This module keeps the storage, the norms, and :func:`load` / :func:`save`.
+
+The first parameter of those functions is named ``self``: they are the methods
+of :class:`KeyedVectors` (``KeyedVectors.most_similar`` *is*
+``w2v.vectors.neighbours.most_similar``), so ``help()`` and
+:func:`inspect.signature` show gensim's signatures, ``self`` included, and the
+docstrings read as the methods' own.  They call each other through ``self``
+(``self.most_similar(...)``), as methods do, and change the state only through
+``self.store``.  This module keeps the constructor, the storage attributes, the
+norms, and :func:`load` / :func:`save`.
 
 Using the vectors in PyTorch::
 
@@ -31,62 +46,18 @@ from numbers import Integral
 
 import numpy as np
 
-from ..util.arrays import check_finite, row_norms
-from .editing import EditingMixin
-from ..errors import FormatError, ParameterError
+from ..errors import ParameterError
 from ..formats import write_native, write_word2vec
-from .intrinsic import IntrinsicMixin
-from .legacy import LegacyMixin
-from .lookup import LookupMixin
-from .neighbours import NeighboursMixin
 from ..util.opener import strip_compression_suffix
-from .ranking import RankingMixin
-from .similarity import SimilarityMixin
-from .vecattrs import VecattrsMixin
-from .files import FilesMixin
+from . import editing, files, intrinsic, legacy, neighbours, ranking, vecattrs
+from . import lookup as lookups, similarity as similarities   # the class binds methods named lookup, similarity
+from .store import VectorStore, as_counts, as_keys
 
 __all__ = ["KeyedVectors", "load", "load_native", "load_word2vec_format", "save", "save_native",
            "save_word2vec_format"]
 
 
-def _as_matrix(value):
-    """``value`` as a C-contiguous float32 2-D array (no copy when it already is one).
-
-    Raises
-    ------
-    ParameterError
-        ``value`` is not numeric, not 2-D or has no columns.
-    """
-    arr = value
-    if not (isinstance(arr, np.ndarray) and arr.dtype == np.float32 and arr.flags.c_contiguous):
-        try:
-            arr = np.asarray(arr)
-            if arr.dtype.kind not in "fiuO":    # bool, complex, str, bytes, dates ...
-                raise TypeError(f"dtype {arr.dtype}")
-            with np.errstate(over="ignore"):  # a float64 beyond the float32 range: inf, reported below
-                arr = np.ascontiguousarray(arr, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
-            raise ParameterError(f"vectors must be a numeric 2-D array: {exc}") from None
-    if arr.ndim != 2:
-        raise ParameterError(f"vectors must be 2-D, got shape {arr.shape}")
-    if arr.shape[1] == 0:
-        raise ParameterError(f"vectors must have at least one dimension, got shape {arr.shape}")
-    return arr
-
-
-def _check_counts(counts, n):
-    """``counts`` as a C-contiguous int64 array of ``n`` integers (ParameterError otherwise)."""
-    counts = np.asarray(counts)
-    if counts.ndim != 1 or counts.shape[0] != n:
-        raise ParameterError(f"counts has shape {counts.shape}, expected ({n},)")
-    if counts.size and not np.issubdtype(counts.dtype, np.integer):
-        if counts.dtype.kind not in "fb" or not np.all(np.isfinite(counts)) or np.any(counts != np.round(counts)):
-            raise ParameterError("counts must be integers")
-    return np.ascontiguousarray(counts, dtype=np.int64)
-
-
-class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, VecattrsMixin, EditingMixin,
-                   FilesMixin, IntrinsicMixin, LegacyMixin):
+class KeyedVectors:
     """A vocabulary and one float32 vector per word.
 
     Parameters
@@ -115,6 +86,9 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         Per-word attributes, one value per word (gensim's; see :meth:`set_vecattr`).
     settings : dict
     vector_size, dim : int
+    store : VectorStore
+        The object that holds the words, vectors, word index, norms and
+        attributes; every change of them goes through its methods.
 
     Raises
     ------
@@ -165,20 +139,8 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
             index_to_key, vectors = [], np.zeros((0, int(index_to_key)), dtype=np.float32)
         if vectors is None:
             raise ParameterError("vectors must be given with the words (or pass a vector size alone)")
-        keys = list(index_to_key)
-        key_to_index = dict(zip(keys, range(len(keys))))
-        if len(key_to_index) != len(keys) or not all(issubclass(t, str) for t in set(map(type, keys))):
-            seen = {}
-            for i, key in enumerate(keys):
-                if not isinstance(key, str):
-                    raise ParameterError(f"index_to_key[{i}] is {type(key).__name__}, expected str")
-                if key in seen:
-                    raise ParameterError(f"duplicate word {key!r} at rows {seen[key]} and {i}")
-                seen[key] = i
-        self.index_to_key = keys
-        self._key_to_index = key_to_index
-        self.vectors = vectors
-        self.expandos = {}
+        keys, key_to_index = as_keys(index_to_key)
+        self._store = VectorStore(keys, vectors, key_to_index=key_to_index, check_values=True)
         self.counts = counts
         self.settings = dict(settings) if settings else {}
         #: where the vectors were loaded from and in which format (set by the loaders)
@@ -186,91 +148,115 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         self.source_path = None
 
     @classmethod
-    def _trusted(cls, index_to_key, vectors, counts=None, settings=None, key_to_index=None, source=None):
-        """Build without re-validating the vocabulary (for the loaders).
+    def from_trusted(cls, index_to_key, vectors, counts=None, settings=None, key_to_index=None, source=None):
+        """Vectors from words and values already checked: the loaders' constructor.
 
-        ``index_to_key`` must be a list of distinct str; ``key_to_index`` is
-        built on first use when not given (duplicates then raise FormatError
-        naming ``source``).  The values of ``vectors`` are not checked for
-        NaN/inf (no pass over a memory-mapped file at load time); a row
+        The vocabulary is not checked again and the values are not checked
+        for NaN/inf (no pass over a memory-mapped file at load time): a row
         holding one raises FormatError when the norms are computed.
+
+        Parameters
+        ----------
+        index_to_key : list of str
+            Distinct words, kept as the list given.
+        vectors : array_like, shape (len(index_to_key), dim)
+            Kept without a copy when C-contiguous float32.
+        counts : array_like of int, optional
+        settings : dict, optional
+        key_to_index : dict of str to int, optional
+            The word index; built on first use when not given (a duplicate
+            word then raises FormatError naming ``source``).
+        source : str, optional
+            The file the words were read from.
+
+        Returns
+        -------
+        KeyedVectors
+
+        Raises
+        ------
+        ParameterError
+            ``vectors`` is not a numeric 2-D array with one row per word.
         """
+        attributes = None if counts is None else {"count": np.ascontiguousarray(counts, dtype=np.int64)}
         self = cls.__new__(cls)
-        self.index_to_key = index_to_key
-        self._key_to_index = key_to_index
-        self._source_for_errors = source
-        self._set_vectors(vectors, check_values=False)   # the loaders checked the values
-        self.expandos = {}
-        if counts is not None:
-            self.expandos["count"] = np.ascontiguousarray(counts, dtype=np.int64)
+        self._store = VectorStore(index_to_key, vectors, key_to_index=key_to_index, attributes=attributes,
+                                  source=source)
         self.settings = dict(settings) if settings else {}
         self.source_format = None
         self.source_path = None
         return self
 
+    _trusted = from_trusted   # the private name that tests/test_vectors.py calls
+
+    @property
+    def store(self):
+        """The :class:`~w2v.vectors.store.VectorStore` holding the words, vectors, index, norms and attributes.
+
+        Its methods are the only writers of that state: ``kv.store.forget_norms()`` drops the cached
+        norms of vectors changed in place (they are computed again when next needed; :meth:`fill_norms`
+        with ``force=True`` computes them at once).
+        """
+        return self._store
+
+    # ------------------------------------------------------------------ storage (in the store)
+    @property
+    def index_to_key(self):
+        """The words, in row order (list of str)."""
+        return self._store.index_to_key
+
+    @index_to_key.setter
+    def index_to_key(self, value):
+        self._store.replace_keys(value)
+
     @property
     def key_to_index(self):
         """Dict mapping each word to its row index."""
-        k2i = self._key_to_index
-        if k2i is None:
-            keys = self.index_to_key
-            k2i = dict(zip(keys, range(len(keys))))
-            if len(k2i) != len(keys):
-                seen = set()
-                dup = next(k for k in keys if k in seen or seen.add(k))
-                src = getattr(self, "_source_for_errors", None) or "vocabulary"
-                raise FormatError(f"{src}: duplicate word {dup!r}")
-            self._key_to_index = k2i
-        return k2i
+        return self._store.key_to_index
 
     @key_to_index.setter
     def key_to_index(self, value):
-        self._key_to_index = value
-        self._scanned = None
+        self._store.set_key_index(value)
+
+    @property
+    def vectors(self):
+        """The (vocabulary size, dim) float32 matrix, C-contiguous."""
+        return self._store.vectors
+
+    @vectors.setter
+    def vectors(self, value):
+        self._store.set_vectors(value, check_values=True)
+
+    @property
+    def expandos(self):
+        """Per-word attributes, one value per word (gensim's; see :meth:`set_vecattr`)."""
+        return self._store.attributes
+
+    @expandos.setter
+    def expandos(self, value):
+        self._store.replace_attributes(value)
 
     @property
     def counts(self):
         """Corpus frequency of each word (int64), or None: the ``'count'`` entry of :attr:`expandos`."""
-        return self.expandos.get("count")
+        return self._store.attributes.get("count")
 
     @counts.setter
     def counts(self, value):
         if value is None:
-            self.expandos.pop("count", None)
+            self._store.drop_attribute("count")
         else:
-            self.expandos["count"] = _check_counts(value, len(self.index_to_key))
+            self._store.set_attribute("count", as_counts(value, len(self._store.index_to_key)))
 
-    # ------------------------------------------------------------------ storage
-    @property
-    def vectors(self):
-        """The (vocabulary size, dim) float32 matrix, C-contiguous."""
-        return self._vectors
-
-    @vectors.setter
-    def vectors(self, value):
-        self._set_vectors(value, check_values=True)
-
-    def _set_vectors(self, value, check_values):
-        arr = _as_matrix(value)
-        if arr.shape[0] != len(self.index_to_key):
-            raise ParameterError(
-                f"vectors has {arr.shape[0]} rows but the vocabulary has {len(self.index_to_key)} words"
-            )
-        if check_values:
-            check_finite(arr, words=self.index_to_key, error=ParameterError)
-        self._vectors = arr
-        self._forget_norms()
-
-    def _forget_norms(self):
-        """Drop the cached norms and unit vectors (the vectors changed in place)."""
-        self._norms = None
-        self._div = None     # the norms as divisors of the scores (see w2v.util.arrays.row_norms)
-        self._normed = None
+    # the store's caches, read-only under the names the fast-path tests inspect
+    _key_to_index = property(lambda self: self._store.built_key_to_index)
+    _norms = property(lambda self: self._store.norms)
+    _div = property(lambda self: self._store.divisors)
 
     @property
     def vector_size(self):
         """Dimensionality of the vectors."""
-        return int(self._vectors.shape[1])
+        return int(self._store.vectors.shape[1])
 
     dim = vector_size
 
@@ -278,7 +264,7 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
     def norms(self):
         """L2 norm of every vector (float32, cached)."""
         self.fill_norms()
-        return self._norms
+        return self._store.norms
 
     def fill_norms(self, force=False):
         """Compute and cache the vector norms.
@@ -305,16 +291,7 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         ParameterError
             The same for vectors not loaded from a file.
         """
-        if self._norms is None or force:
-            norms, div, bad = row_norms(self._vectors)
-            if bad >= 0:
-                what = (f"the vector of {self.index_to_key[bad]!r} (row {bad}) holds NaN or infinity, "
-                        "or its norm passes half the float32 range")
-                if self.source_path:
-                    raise FormatError(f"{self.source_path}: {what}")
-                raise ParameterError(what)
-            self._norms, self._div = norms, div
-            self._normed = None
+        self._store.fill_norms(force, source=self.source_path)
 
     def get_normed_vectors(self):
         """All vectors scaled to unit length (computed once and cached; do not modify).
@@ -327,16 +304,77 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
             float32 array of shape ``(len(self), dim)``.
         """
         self.fill_norms()
-        if self._normed is None:
-            # zero rows are divided by 1 (see row_norms): they stay zero, without a warning
-            self._normed = np.ascontiguousarray(self._vectors / self._div[:, None], dtype=np.float32)
-        return self._normed
+        return self._store.unit_vectors()
 
     def __len__(self):
-        return len(self.index_to_key)
+        return len(self._store.index_to_key)
 
     def __repr__(self):
         return f"<KeyedVectors: {len(self)} words x {self.vector_size} dims>"
+
+    # ------------------------------------------------------------------ the methods, one module per concept
+    __contains__ = lookups.__contains__
+    __getitem__ = lookups.__getitem__
+    has_index_for = lookups.has_index_for
+    get_index = lookups.get_index
+    get_vector = lookups.get_vector
+    lookup = lookups.lookup
+    encode = lookups.encode
+
+    get_mean_vector = similarities.get_mean_vector
+    cosine_similarities = staticmethod(similarities.cosine_similarities)
+    similarity = similarities.similarity
+    distance = similarities.distance
+    distances = similarities.distances
+    n_similarity = similarities.n_similarity
+    rank_by_centrality = similarities.rank_by_centrality
+    doesnt_match = similarities.doesnt_match
+
+    most_similar = neighbours.most_similar
+    most_similar_cosmul = neighbours.most_similar_cosmul
+    similar_by_word = neighbours.similar_by_word
+    similar_by_key = neighbours.similar_by_key
+    similar_by_vector = neighbours.similar_by_vector
+    most_similar_batch = neighbours.most_similar_batch
+
+    closer_than = ranking.closer_than
+    words_closer_than = ranking.words_closer_than
+    rank = ranking.rank
+    most_similar_to_given = ranking.most_similar_to_given
+    relative_cosine_similarity = ranking.relative_cosine_similarity
+    wmdistance = ranking.wmdistance
+
+    allocate_vecattrs = vecattrs.allocate_vecattrs
+    set_vecattr = vecattrs.set_vecattr
+    get_vecattr = vecattrs.get_vecattr
+    sort_by_descending_frequency = vecattrs.sort_by_descending_frequency
+    vectors_for_all = vecattrs.vectors_for_all
+
+    add_vector = editing.add_vector
+    add_vectors = editing.add_vectors
+    __setitem__ = editing.__setitem__
+    resize_vectors = editing.resize_vectors
+    unit_normalize_all = editing.unit_normalize_all
+
+    load = classmethod(files.load)
+    load_word2vec_format = classmethod(files.load_word2vec_format)
+    save = files.save
+    save_word2vec_format = files.save_word2vec_format
+    intersect_word2vec_format = files.intersect_word2vec_format
+
+    evaluate_word_analogies = intrinsic.evaluate_word_analogies
+    evaluate_word_pairs = intrinsic.evaluate_word_pairs
+    log_accuracy = staticmethod(intrinsic.log_accuracy)
+    log_evaluate_word_pairs = staticmethod(intrinsic.log_evaluate_word_pairs)
+
+    add_lifecycle_event = legacy.add_lifecycle_event
+    init_sims = legacy.init_sims
+    word_vec = legacy.word_vec
+    similarity_unseen_docs = legacy.similarity_unseen_docs
+    vocab = legacy.vocab
+    index2word = legacy.index2word
+    index2entity = legacy.index2entity
+    vectors_norm = legacy.vectors_norm
 
 
 # --------------------------------------------------------------------------- loading and saving
@@ -411,7 +449,7 @@ def load_native(path, mmap=True, check_values=True):
     FileNotFoundError
         ``path`` does not exist, nor a complete copy of it.
     """
-    return KeyedVectors._from_native(path, mmap=mmap, check_values=check_values)
+    return files.from_native(KeyedVectors, path, mmap=mmap, check_values=check_values)
 
 
 def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
