@@ -17,6 +17,23 @@ from w2v_cli.main import main
 from w2v_cli.train import tokenizer_hint
 
 
+
+def read_then_signal(monkeypatch):
+    """An event set once the corpus has been read and encoded: a stand-in kernel load that waits for it
+    outlasts the read by a known time, whatever the machine's load."""
+    import w2v.model.reader
+
+    done = threading.Event()
+    prepare = w2v.model.reader.CorpusReader.prepare
+
+    def prepare_and_signal(*args, **kwargs):
+        result = prepare(*args, **kwargs)
+        done.set()
+        return result
+
+    monkeypatch.setattr(w2v.model.reader.CorpusReader, "prepare", prepare_and_signal)
+    return done
+
 def fresh_function():
     """A Numba function compiled on its first call (not cached)."""
     @njit(cache=False)
@@ -62,9 +79,12 @@ def test_build_vocab_says_when_the_kernels_compile_and_times_them_apart(small_co
     # and then takes 1.5 s more
     import w2v.model.reader
 
+    read = read_then_signal(monkeypatch)
+
     def loader(settings):
         def load():
             fresh_function()(np.ones(3))
+            read.wait(60)      # the load outlasts the corpus read by 1.5 s, however long the read takes
             time.sleep(1.5)
         t = threading.Thread(target=load, daemon=True)
         t.start()
@@ -98,8 +118,10 @@ def test_the_report_counts_the_kernel_load_beside_the_corpus_read(small_corpus, 
 
     import w2v.model.reader
 
+    read = read_then_signal(monkeypatch)
+
     def loader(settings):
-        t = threading.Thread(target=time.sleep, args=(1.0,), daemon=True)
+        t = threading.Thread(target=lambda: read.wait(60) or time.sleep(1.0), daemon=True)
         t.start()
         return t
 
