@@ -121,7 +121,7 @@ def test_the_report_counts_the_kernel_load_beside_the_corpus_read(small_corpus, 
     read = read_then_signal(monkeypatch)
 
     def loader(settings):
-        t = threading.Thread(target=lambda: read.wait(60) or time.sleep(1.0), daemon=True)
+        t = threading.Thread(target=lambda: (read.wait(60), time.sleep(1.0)), daemon=True)
         t.start()
         return t
 
