@@ -1,4 +1,5 @@
 """Checkpoints within epochs (w2v.model.checkpoints): kill -9 and resume to the uninterrupted run's file."""
+import dataclasses
 import json
 import os
 import shutil
@@ -155,11 +156,11 @@ def test_truncated_or_tampered_checkpoint_is_a_one_line_error(small_corpus, tmp_
 def test_mid_epoch_checkpoint_resumes_only_in_its_mode(small_corpus, tmp_path):
     ck = stopped_within_epoch(small_corpus, tmp_path / "ck", deterministic=True, threads=2)
     m = Word2Vec.load(str(ck))
-    m.settings.deterministic = False
+    m.settings = dataclasses.replace(m.settings, deterministic=False)
     with pytest.raises(ParameterError, match="with deterministic=True"):
         m.train(str(small_corpus))
     m = Word2Vec.load(str(ck))
-    m.settings.lanes = 3
+    m.settings = dataclasses.replace(m.settings, lanes=3)
     with pytest.raises(ParameterError, match="same --lanes"):
         m.train(str(small_corpus))
 

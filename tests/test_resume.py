@@ -1,5 +1,6 @@
 """Full models: save/load, resumed and checkpointed training, online vocabulary updates, CLI."""
 import copy
+import dataclasses
 import json
 import lzma
 import os
@@ -547,7 +548,7 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
     m.train(str(small_corpus), on_epoch_end=hook)
     for epochs in (1, 2):
         c = Word2Vec.load(str(tmp_path / "ckpt"))
-        c.settings.epochs = epochs
+        c.settings = dataclasses.replace(c.settings, epochs=epochs)
         with pytest.raises(ParameterError, match="2 of 4 epochs done"):
             c.train(str(small_corpus))
         assert c.run_state["epochs_done"] == 2 and c.run_state["epochs"] == 4
@@ -564,7 +565,7 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
         "resuming a run stopped after epoch 2 of 4 with --epochs 2: no epoch follows on the same corpus"), \
         res.output
     c = Word2Vec.load(str(tmp_path / "ckpt"))
-    c.settings.epochs = 3
+    c.settings = dataclasses.replace(c.settings, epochs=3)
     c.train(str(small_corpus))
     assert len(c.last_train.epoch_loss) == 1 and c.run_state["epochs_done"] == 3
 
@@ -692,7 +693,7 @@ def test_update_adds_new_words_and_keeps_old_neighbourhoods(halves):
     assert m.tables.keep_threshold.size == v1 and m.tables.noise_alias.size == v1
     fresh_new = m.syn0[v0:].copy()
 
-    m.settings.epochs = 1
+    m.settings = dataclasses.replace(m.settings, epochs=1)
     m.train()
     assert np.all(np.isfinite(m.syn0))
     moved = np.linalg.norm(m.syn0[v0:] - fresh_new, axis=1)
@@ -710,7 +711,7 @@ def test_update_refuses_a_hand_changed_dim_before_reading_the_corpus(trained, tm
     trained["sg-ns"].save(str(tmp_path / "m"))
     m = Word2Vec.load(str(tmp_path / "m"))
     words, shape = list(m.vocab.words), m.syn0.shape
-    m.settings.dim = 32
+    m.settings = dataclasses.replace(m.settings, dim=32)
     with pytest.raises(ParameterError, match="cannot change dim"):
         m.build_vocab(str(tmp_path / "missing.txt"), update=True)
     assert m.vocab.words == words and m.syn0.shape == shape
@@ -1099,7 +1100,7 @@ def test_save_writes_hand_changed_settings_without_rebuilding_the_tables(trained
     m = copy.deepcopy(trained["cbow-hs-ns"])
     kv = m.wv
     tables, keep = m.tables, m.tables.keep_threshold.copy()
-    m.settings.sample = 1e-5
+    m.settings = dataclasses.replace(m.settings, sample=1e-5)
     m.save(str(tmp_path / "m"))
     assert m.tables is tables and np.array_equal(m.tables.keep_threshold, keep)   # saving changes no table
     assert m.wv is not kv and m.wv.settings["sample"] == 1e-5      # the cached vectors held other settings
@@ -1244,13 +1245,13 @@ def test_update_below_the_vocabulary_size_or_of_no_usable_word(tmp_path):
     second.write_text("a d d d e e e f f f g g g h h h\n")
     m = Word2Vec(threads=1, dim=8, min_count=3, sample=0, epochs=1)
     m.build_vocab(str(first))
-    m.settings.max_vocab_size = 2
+    m.settings = dataclasses.replace(m.settings, max_vocab_size=2)
     m.build_vocab(str(second), update=True)
     assert m.vocab.words == ["a", "b", "c"] and m.vocab.counts.tolist() == [4, 3, 3]
     assert m.syn0.shape == (3, 8)
     rare = tmp_path / "rare.txt"
     rare.write_text("x y z x\n")
-    m.settings.max_vocab_size = None
+    m.settings = dataclasses.replace(m.settings, max_vocab_size=None)
     with pytest.raises(VocabularyError, match="min_count=3"):
         m.build_vocab(str(rare), update=True)
     assert m.vocab.words == ["a", "b", "c"] and m.vocab.counts.tolist() == [4, 3, 3]

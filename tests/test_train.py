@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -192,17 +194,17 @@ def test_settings_changed_by_hand_apply_at_the_next_train(small_corpus):
     # m.settings.sample changed on a model with a vocabulary was ignored (the tables stayed)
     m = Word2Vec(threads=1, **{**FAST, "sample": 0}).train(str(small_corpus))
     assert m.last_train.kept == m.last_train.words
-    m.settings.sample = 1e-4
+    m.settings = dataclasses.replace(m.settings, sample=1e-4)
     m.train()
     fresh = Word2Vec(threads=1, **{**FAST, "sample": 1e-4}).train(str(small_corpus))
     assert m.last_train.kept < 0.8 * m.last_train.words
     assert m.last_train.kept == pytest.approx(fresh.last_train.kept, rel=0.02)
     np.testing.assert_array_equal(m.tables.keep_threshold, fresh.tables.keep_threshold)
-    m.settings.model = "cbow"           # the CLI refuses it with --resume; so does train()
+    m.settings = dataclasses.replace(m.settings, model="cbow")   # the CLI refuses it with --resume; so does train()
     with pytest.raises(ParameterError, match="cannot change model"):
         m.train()
-    m.settings.model = "sg"
-    m.settings.ns_exponent = 0.5
+    m.settings = dataclasses.replace(m.settings, model="sg")
+    m.settings = dataclasses.replace(m.settings, ns_exponent=0.5)
     m.train()
     np.testing.assert_array_equal(m.tables.noise_table, Word2Vec(threads=1, **{**FAST, "ns_exponent": 0.5})
                                   .build_vocab(str(small_corpus)).tables.noise_table)
