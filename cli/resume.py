@@ -2,13 +2,8 @@
 import os
 
 import click
-from click.core import ParameterSource
 
 from w2v.errors import OutputError, ParameterError
-
-# CLI options named differently from their Settings field (the others have the field's name)
-_RENAMED = {"max_vocab": "max_vocab_size"}
-
 
 def check_model_dir(path, option):
     """Fail before training if a full model cannot be written to the directory ``path``."""
@@ -25,30 +20,6 @@ def check_model_dir(path, option):
         raise OutputError(f"{option} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {path}: directory {parent} is not writable")
-
-
-def explicit_settings(ctx, values):
-    """The settings given explicitly on the command line (not defaults), as Settings fields."""
-    import dataclasses
-
-    from w2v.settings import Settings
-
-    fields = {f.name for f in dataclasses.fields(Settings)}
-    out = {}
-    for opt in ctx.params:
-        field = _RENAMED.get(opt, opt)
-        if field not in fields or opt not in values:
-            continue
-        if ctx.get_parameter_source(opt) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
-            value = values[opt]
-            if opt == "memory_budget":
-                value = value << 20
-            elif opt == "threads" and value == 0:    # as for a new run: 0 means the cores available
-                from w2v.settings import available_cores
-                value = available_cores()
-            if value is not None:
-                out[field] = value
-    return out
 
 
 def load_for_resume(path, overrides):
