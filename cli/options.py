@@ -40,8 +40,8 @@ def _option(field):
     kwargs = {"help": flag.help}
     if flag.metavar:
         kwargs["metavar"] = flag.metavar
-    if isinstance(check, Boolean) and "/" not in flag.name:
-        return click.option(flag.name, field, is_flag=True, **kwargs)   # off unless given
+    if isinstance(check, Boolean) and "/" not in flag.name:   # --hs: off unless given
+        return click.option(flag.name, field, is_flag=True, default=False, **kwargs)
     if isinstance(check, OneOf):
         kwargs["type"] = click.Choice(list(check.choices))
     elif not isinstance(check, Boolean):
