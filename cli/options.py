@@ -2,8 +2,10 @@
 
 :func:`setting_options` turns fields of :class:`w2v.settings.Settings` into
 click options (flag, help, type, default as their :class:`~w2v.settings.Flag`
-says); :class:`SettingFlags` holds what one call gave them and turns it into
-settings: for a new model, or the ones given explicitly to a resumed one.
+says); :class:`SettingFlags` holds what one call gave them, checks it with
+messages that name the options (:data:`FLAG_NAMES`; the library's name the
+fields), and turns it into settings: for a new model, or the ones given
+explicitly to a resumed one.
 """
 import dataclasses
 import types
@@ -11,10 +13,11 @@ import types
 import click
 from click.core import ParameterSource
 
-from w2v.settings import SPECS
+from w2v.errors import ParameterError
+from w2v.settings import SPECS, check_relations
 from w2v.util.checks import Boolean, Integer, NoneOr, OneOf, Real
 
-__all__ = ["SettingFlags", "setting_options"]
+__all__ = ["FLAG_NAMES", "FlagNames", "SettingFlags", "setting_options"]
 
 # --round-words and --lanes are settings of deterministic mode only: without --deterministic,
 # --round-words is a Dask run's round size (w2v.distributed) and --lanes is refused
@@ -51,6 +54,22 @@ def _option(field):
     return click.option(flag.name, field, default=flag.from_field(spec.default), show_default=True, **kwargs)
 
 
+class FlagNames:
+    """How the CLI's messages name a setting: by its option (``--min-alpha``, ``--device cuda``), where
+    :class:`w2v.settings.FieldNames` names the field."""
+
+    def name(self, field):
+        """The option of the setting ``field``, in a message."""
+        return SPECS[field].flag.option
+
+    def value(self, field, value):
+        """The option of the setting ``field`` given ``value``, in a message."""
+        return self.name(field) if value is True else f"{self.name(field)} {value}"
+
+
+FLAG_NAMES = FlagNames()
+
+
 @dataclasses.dataclass(frozen=True)
 class SettingFlags:
     """The values one ``w2v train`` call gave the settings' options (in the options' units, by field name).
@@ -82,6 +101,35 @@ class SettingFlags:
         if self.values[field] is not None:
             return self
         return dataclasses.replace(self, values=types.MappingProxyType({**self.values, field: value}))
+
+    def check(self):
+        """Raise :class:`ParameterError`, naming the option, on a value it does not take.
+
+        An option's own check where it has one (:attr:`w2v.settings.Flag.check`:
+        ``--threads 0``, ``--memory-budget`` in MiB), else its field's check of
+        the value it gives the field.  ``--round-words`` and ``--lanes`` are
+        settings only with ``--deterministic``: without it ``--round-words`` is
+        a Dask run's round size, checked there, and ``--lanes`` is refused.
+        The rules between settings are checked on the settings of a run:
+        :meth:`check_new_settings`, or a resumed model's
+        (``w2v_cli.resume.load_for_resume``).
+        """
+        for field, value in self.values.items():
+            if value is None:   # not given: the field's default
+                continue
+            if field in _DETERMINISTIC_ONLY and not self.values["deterministic"]:   # Dask's, or refused later
+                continue
+            spec = SPECS[field]
+            flag = spec.flag
+            problem = flag.check.problem(value) if flag.check else spec.check.problem(flag.to_field(value))
+            if problem is not None:
+                raise ParameterError(f"{flag.option} {problem}")
+
+    def check_new_settings(self):
+        """Raise :class:`ParameterError`, naming the options, unless the settings of a new model keep the
+        rules between settings (:func:`w2v.settings.check_relations`)."""
+        defaults = {field: spec.default for field, spec in SPECS.items()}
+        check_relations({**defaults, **self.new_settings()}, FLAG_NAMES)
 
     def new_settings(self):
         """The settings of a new model: each option's value as its field's; fields not given keep their defaults.

@@ -4,6 +4,10 @@ import os
 import click
 
 from w2v.errors import OutputError, ParameterError
+from w2v.settings import check_relations
+
+from .options import FLAG_NAMES
+
 
 def check_model_dir(path, option):
     """Fail before training if a full model cannot be written to the directory ``path``."""
@@ -31,6 +35,7 @@ def load_for_resume(path, overrides):
 
     m = Word2Vec.load(model_path(path, "--resume ", full_model=True))
     try:
+        check_relations({**m.settings.to_dict(), **overrides}, FLAG_NAMES)   # in the options' names
         m.update_settings(**overrides)
     except ParameterError as exc:
         raise ParameterError(f"--resume {path}: {exc}") from None

@@ -16,7 +16,7 @@ from w2v.model.checkpoints import parse_interval
 from w2v.text.scanning import resolve_inputs
 from w2v.errors import CorpusError, OutputError, ParameterError
 from w2v.training.progress import Progress
-from w2v.settings import MAX_THREADS
+from w2v.settings import available_cores
 
 from . import resume as full
 from .common import json_safe, one_line_errors, say
@@ -249,11 +249,9 @@ class TrainCommand:
     def check(self):
         """Refuse bad combinations and unwritable outputs before the corpus is read."""
         flags = self.flags
-        if flags["memory_budget"] < 0:   # in MiB here; the library's message would give bytes
-            raise ParameterError(f"--memory-budget must be >= 0 MiB (got {flags['memory_budget']})")
-        if flags["threads"] is not None and not 0 <= flags["threads"] <= MAX_THREADS:   # 0 is the CLI's own
-            raise ParameterError(f"--threads must be 0 (the cores available) or from 1 to {MAX_THREADS} "
-                                 f"(got {flags['threads']})")
+        flags.check()
+        if not self.resume:   # a resumed model's settings are checked with the options given (load_for_resume)
+            flags.check_new_settings()
         if self.update_vocab and not self.resume:
             raise click.UsageError("--update-vocab needs --resume")
         if flags["round_words"] is not None and not (self.on_dask or flags["deterministic"]):
@@ -292,6 +290,18 @@ class TrainCommand:
                 full.check_model_dir(path, option)
                 parent = os.path.dirname(os.path.abspath(path))   # the model is written next to it first
                 check_can_create(parent, f"{option} {path}: directory {parent} is not writable")
+        self.warn_of_slow_settings()
+
+    def warn_of_slow_settings(self):
+        """One ``warning:`` line for each value that is allowed but slows training: more ``--threads`` than
+        the cores available here (a ``--scheduler``'s workers run elsewhere), and ``--memory-budget 0``."""
+        threads, cores = self.flags["threads"], available_cores()
+        if threads and threads > cores and not self.scheduler:
+            say(f"warning: --threads {threads} is more than the {cores} core{'s' if cores > 1 else ''} available: "
+                f"more threads than cores slow training down")
+        if self.flags["memory_budget"] == 0:
+            say("warning: --memory-budget 0 keeps none of the encoded corpus in RAM: all of it goes to a "
+                "temporary file")
 
     def make_model(self):
         """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
