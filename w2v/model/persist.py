@@ -115,7 +115,7 @@ def save_model(model, path):
 
     if model.vocab is None or model.syn0 is None:
         raise VocabularyError("model has no vocabulary yet: nothing to save")
-    model.check_settings()   # settings changed by hand (m.settings.dim = ...), as train() refuses them
+    model.check_settings()   # settings replaced by hand (another dim...), as train() refuses them
     s = model.settings
     v, dim = len(model.vocab), s.dim
     arrays = {"syn1neg": np.asarray(model.syn1neg, np.float32), "syn1": np.asarray(model.syn1, np.float32)}
