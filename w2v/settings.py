@@ -287,8 +287,22 @@ FIELD_NAMES = FieldNames()
 
 
 def check_values(values, names=FIELD_NAMES):
-    """Raise :class:`ParameterError` unless ``values`` (every field's, by name) pass the table's checks and
-    :func:`check_relations`; messages name the settings as ``names`` does (:class:`FieldNames`)."""
+    """Check every field's value with its check in the table, then :func:`check_relations`.
+
+    Parameters
+    ----------
+    values : mapping
+        Every field's value, by name.
+    names : FieldNames, optional
+        How the messages name a setting: by its field (the library's), or
+        as the CLI does, by its option (``w2v_cli.options.FLAG_NAMES``).
+
+    Raises
+    ------
+    ParameterError
+        The first value its check refuses, in the fields' order, or a rule
+        between fields that does not hold.
+    """
     for field, spec in SPECS.items():
         problem = spec.check.problem(values[field])
         if problem is not None:
@@ -297,7 +311,21 @@ def check_values(values, names=FIELD_NAMES):
 
 
 def check_relations(values, names=FIELD_NAMES):
-    """Raise :class:`ParameterError` unless the rules between fields hold for ``values`` (each field checked)."""
+    """Check the rules between fields: ``negative > 0`` or ``hs``, ``min_alpha`` in ``[0, alpha]``, and
+    deterministic mode not on ``device="cuda"``.
+
+    Parameters
+    ----------
+    values : mapping
+        The fields' values, by name, each accepted by its own check.
+    names : FieldNames, optional
+        How the messages name a setting (see :func:`check_values`).
+
+    Raises
+    ------
+    ParameterError
+        A rule that does not hold.
+    """
     if not (values["negative"] > 0 or values["hs"]):
         raise ParameterError(f"need {names.name('negative')} > 0 or {names.name('hs')} (or both): nothing to train")
     if not 0 <= values["min_alpha"] <= values["alpha"]:

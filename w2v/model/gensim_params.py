@@ -30,8 +30,8 @@ from ..util.checks import is_integer
 from ..settings import GENSIM_WORKERS, SPECS
 from ..errors import ParameterError
 
-__all__ = ["GENSIM_ONLY", "GENSIM_ORDER", "GENSIM_WORKERS", "SHARED", "GensimOptions", "constructor_signature",
-           "constructor_arguments"]
+__all__ = ["GENSIM_ONLY", "GENSIM_ORDER", "GENSIM_WORKERS", "OPTION_DEFAULTS", "SHARED", "GensimOptions",
+           "constructor_signature", "constructor_arguments"]
 
 #: gensim 4's parameters of ``Word2Vec(...)``, in its order: the settings' gensim names among its own
 GENSIM_ORDER = ("sentences", "corpus_file", "vector_size", "alpha", "window", "min_count", "max_vocab_size", "sample",
