@@ -2,12 +2,11 @@
 import os
 
 import click
-from click.core import ParameterSource
 
 from w2v.errors import OutputError, ParameterError
+from w2v.settings import check_relations
 
-# CLI options named differently from their Settings field (the others have the field's name)
-_RENAMED = {"max_vocab": "max_vocab_size"}
+from .options import FLAG_NAMES
 
 
 def check_model_dir(path, option):
@@ -27,30 +26,6 @@ def check_model_dir(path, option):
         raise OutputError(f"{option} {path}: directory {parent} is not writable")
 
 
-def explicit_settings(ctx, values):
-    """The settings given explicitly on the command line (not defaults), as Settings fields."""
-    import dataclasses
-
-    from w2v.settings import Settings
-
-    fields = {f.name for f in dataclasses.fields(Settings)}
-    out = {}
-    for opt in ctx.params:
-        field = _RENAMED.get(opt, opt)
-        if field not in fields or opt not in values:
-            continue
-        if ctx.get_parameter_source(opt) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
-            value = values[opt]
-            if opt == "memory_budget":
-                value = value << 20
-            elif opt == "threads" and value == 0:    # as for a new run: 0 means the cores available
-                from w2v.settings import available_cores
-                value = available_cores()
-            if value is not None:
-                out[field] = value
-    return out
-
-
 def load_for_resume(path, overrides):
     """Load the full model at ``path`` (or the copy an interrupted save left) and apply the explicitly
     given settings."""
@@ -60,6 +35,7 @@ def load_for_resume(path, overrides):
 
     m = Word2Vec.load(model_path(path, "--resume ", full_model=True))
     try:
+        check_relations({**m.settings.to_dict(), **overrides}, FLAG_NAMES)   # in the options' names
         m.update_settings(**overrides)
     except ParameterError as exc:
         raise ParameterError(f"--resume {path}: {exc}") from None

@@ -55,11 +55,11 @@ def test_train_writes_binary_and_text(small_corpus, tmp_path):
 
 
 @pytest.mark.parametrize("args,pattern", [
-    (["--dim", "0"], "dim"), (["--window", "0"], "window"), (["--epochs", "0"], "epochs"),
-    (["--negative", "-1"], "negative"), (["--negative", "0"], "negative"), (["--alpha", "0"], "alpha"),
-    (["--min-count", "100000"], "vocabulary is empty"), (["--epochs", "1000000000000"], "epochs must be <="),
-    (["--epochs", "99999999999999999999"], "epochs must be <="), (["--ns-exponent", "nan"], "ns_exponent"),
-    (["--max-sentence-length", "1"], "max_sentence_length must be an integer >= 2"),
+    (["--dim", "0"], "--dim"), (["--window", "0"], "--window"), (["--epochs", "0"], "--epochs"),
+    (["--negative", "-1"], "--negative"), (["--negative", "0"], "--negative"), (["--alpha", "0"], "--alpha"),
+    (["--min-count", "100000"], "vocabulary is empty"), (["--epochs", "1000000000000"], "--epochs must be <="),
+    (["--epochs", "99999999999999999999"], "--epochs must be <="), (["--ns-exponent", "nan"], "--ns-exponent"),
+    (["--max-sentence-length", "1"], "--max-sentence-length must be an integer >= 2"),
 ])
 def test_bad_parameters_one_line(small_corpus, tmp_path, args, pattern):
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--quiet"] + args)
@@ -317,7 +317,7 @@ def test_corrupt_gzip_corpus_one_line(small_corpus, tmp_path):
 
 def test_memory_budget_error_speaks_mib(small_corpus, tmp_path):
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--memory-budget", "-1"])
-    assert_one_line_error(res, "--memory-budget must be >= 0 MiB (got -1)")
+    assert_one_line_error(res, "--memory-budget must be an integer >= 0 MiB (got -1)")
 
 
 def test_malformed_scheduler_address_fails_at_once_in_one_line(small_corpus, tmp_path):

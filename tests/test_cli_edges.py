@@ -134,6 +134,71 @@ def test_a_bad_thread_count_says_what_is_allowed(small_corpus, tmp_path, not_rea
     assert not not_read
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--dim", "-5"], "--dim must be an integer >= 1 (got -5)"),
+    (["--window", "10001"], "--window must be <= 10000 (got 10001)"),
+    (["--max-vocab", "0"], "--max-vocab must be an integer >= 1 (got 0)"),
+    (["--max-sentence-length", "1"], "--max-sentence-length must be an integer >= 2 (got 1)"),
+    (["--sample", "-0.5"], "--sample must be >= 0 (got -0.5)"),
+    (["--ns-exponent", "inf"], "--ns-exponent must be a finite number (got inf)"),
+    (["--memory-budget", "-1"], "--memory-budget must be an integer >= 0 MiB (got -1)"),
+    (["--deterministic", "--lanes", "1025"], "--lanes must be <= 1024 (got 1025)"),
+    (["--deterministic", "--round-words", "0"], "--round-words must be an integer >= 1 (got 0)"),
+    (["--min-alpha", "0.5"], "--min-alpha must be in [0, --alpha] (got 0.5)"),
+    (["--negative", "0"], "need --negative > 0 or --hs (or both): nothing to train"),
+])
+def test_a_bad_setting_names_its_option(small_corpus, tmp_path, not_read, args, message):
+    res = run(["train", small_corpus, "-o", tmp_path / "v.bin", *args])
+    assert res.exit_code == 1 and res.output == f"Error: {message}\n", res.output
+    assert not not_read
+
+
+def test_the_library_names_the_field_where_the_cli_names_the_option():
+    from w2v import ParameterError, Word2Vec
+
+    with pytest.raises(ParameterError, match=r"^dim must be an integer >= 1 \(got -5\)$"):
+        Word2Vec(dim=-5)
+    with pytest.raises(ParameterError, match=r"^min_alpha must be in \[0, alpha\] \(got 0.5\)$"):
+        Word2Vec(min_alpha=0.5)
+
+
+def test_a_resumed_model_names_the_option_that_breaks_its_settings(small_corpus, tmp_path):
+    assert run(["train", small_corpus, "-q", *TRAIN, "-o", tmp_path / "v.bin", "--save-model", tmp_path / "m"]
+               ).exit_code == 0
+    res = run(["train", "--resume", tmp_path / "m", "-q", "-o", tmp_path / "w.bin", "--negative", "0"])
+    assert res.exit_code == 1 and res.output == (f"Error: --resume {tmp_path / 'm'}: need --negative > 0 or --hs "
+                                                 "(or both): nothing to train\n"), res.output
+    res = run(["train", "--resume", tmp_path / "m", "-q", "-o", tmp_path / "w.bin", "--epochs", "0"])
+    assert res.exit_code == 1 and res.output == "Error: --epochs must be an integer >= 1 (got 0)\n", res.output
+    assert not (tmp_path / "w.bin").exists()
+
+
+MEMORY_BUDGET_0_WARNING = ("warning: --memory-budget 0 keeps none of the encoded corpus in RAM: all of it goes to "
+                           "a temporary file")
+
+
+@pytest.mark.parametrize("threads, cores, warned", [(3, 2, True), (64, 1, True), (2, 2, False), (0, 1, False)])
+def test_more_threads_than_cores_trains_with_one_warning_line(small_corpus, tmp_path, monkeypatch, threads, cores,
+                                                               warned):
+    import w2v_cli.train
+
+    monkeypatch.setattr(w2v_cli.train, "available_cores", lambda: cores)
+    res = run(["train", small_corpus, "-q", "--epochs", "1", "--dim", "8", "-o", tmp_path / "v.bin",
+               "--threads", threads])
+    assert res.exit_code == 0 and (tmp_path / "v.bin").exists(), res.output
+    warning = (f"warning: --threads {threads} is more than the {cores} core{'s' if cores > 1 else ''} available: "
+               "more threads than cores slow training down\n")
+    assert res.output == (warning if warned else ""), res.output
+
+
+def test_a_memory_budget_of_0_trains_with_one_warning_line(small_corpus, tmp_path):
+    res = run(["train", small_corpus, "-q", *TRAIN, "-o", tmp_path / "v.bin", "--memory-budget", "0"])
+    assert res.exit_code == 0 and (tmp_path / "v.bin").exists(), res.output
+    assert res.output == MEMORY_BUDGET_0_WARNING + "\n"
+    res = run(["train", small_corpus, "-q", *TRAIN, "-o", tmp_path / "v.bin", "--memory-budget", "1"])
+    assert res.exit_code == 0 and res.output == "", res.output
+
+
 def test_a_model_cut_short_by_a_full_disk_says_so(small_corpus, tmp_path, monkeypatch):
     import w2v.formats.native
 
@@ -167,5 +232,9 @@ def test_a_full_temporary_folder_while_the_corpus_spills_names_the_folder(small_
     monkeypatch.setattr(tempfile, "TemporaryFile", lambda *a, **k: FullDisk(real(*a, **k)))
     monkeypatch.setattr(tempfile, "tempdir", str(full))   # what TMPDIR sets
     res = run(["train", small_corpus, "-q", *TRAIN, "-o", tmp_path / "v.bin", "--memory-budget", "0"])
-    assert_one_line_error(res, f"cannot keep the encoded corpus in a temporary file in {full}: "
-                               "No space left on device; free space there, point TMPDIR at a larger folder")
+    assert res.exit_code == 1, res.output
+    warning, error = res.output.strip().splitlines()   # --memory-budget 0 warns that all of it spills
+    assert warning == MEMORY_BUDGET_0_WARNING
+    assert error.startswith("Error: ") and (f"cannot keep the encoded corpus in a temporary file in {full}: "
+                                            "No space left on device; free space there, point TMPDIR at a "
+                                            "larger folder") in error, error
