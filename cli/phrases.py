@@ -42,7 +42,8 @@ def connector_words(value):
               help="Words that may stand inside a phrase (bank_of_america); english: gensim's set.")
 @click.option("--delimiter", default="_", show_default=True, help="Joins the words of a phrase.")
 @click.option("--max-table-size", type=int, default=40_000_000, show_default=True,
-              help="Pairs held at most; beyond, the rarest are pruned (word2vec.c's ReduceVocab).")
+              help="Pairs held at most; beyond, the rarest are pruned (word2vec.c's ReduceVocab); gensim "
+                   "scorings: words and pairs, pruned after each sentence as gensim's max_vocab_size.")
 @click.option("--save-model", type=click.Path(file_okay=False), default=None,
               help="Save the phrases to this folder (w2v train --phrases DIR, w2v phrases --apply DIR).")
 @click.option("--apply", "apply_model", type=click.Path(file_okay=False), default=None,
@@ -69,6 +70,8 @@ def phrases(corpus, output, save_model, apply_model, threads, quiet, **options):
         raise click.UsageError("give -o/--output, --save-model, or both")
     threads = _check_threads(threads)
     settings, passes, frozen = _model_options(apply_model, options)
+    if output:
+        _check_text_delimiter(settings if frozen is None else frozen.settings)
     check_distinct_outputs(output=output if output != "-" else None, save_model=save_model)
     if output and output != "-":
         check_writable(output)
@@ -108,6 +111,14 @@ def _check_threads(threads):
     if not 1 <= threads <= min(MAX_THREADS, 256):
         raise ParameterError(f"--threads must be 0 (the cores available) or from 1 to 256 (got {threads})")
     return threads
+
+
+def _check_text_delimiter(settings):
+    """Refuse a delimiter holding whitespace for -o: the text's tokens are separated by spaces, so
+    its phrases would be split again when it is read."""
+    if any(c.isspace() for c in settings.delimiter):
+        raise ParameterError(f"--delimiter {settings.delimiter!r} holds whitespace: the text -o writes would split "
+                             "its phrases again (save them with --save-model only, or use another delimiter)")
 
 
 def _model_options(apply_model, options):

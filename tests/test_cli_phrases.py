@@ -124,7 +124,7 @@ def test_save_model_then_apply_gives_the_same_text(small_corpus, tmp_path):
     (["--min-count", "0"], "min_count must be an integer from 1"),
     (["--passes", "0"], "passes must be an integer from 1 to 10"),
     (["--max-table-size", "0"], "max_table_size must be an integer from 1"),
-    (["--delimiter", " "], "delimiter must be a non-empty string without whitespace"),
+    (["--delimiter", " "], "--delimiter ' ' holds whitespace: the text -o writes would split its phrases again"),
     (["--connector-words", "of,,the"], "an empty word"),
     (["--apply", "no-such-model"], "no such phrase model"),
 ])
@@ -132,6 +132,21 @@ def test_bad_options_are_one_line_errors(small_corpus, tmp_path, args, message):
     res = run(["phrases", small_corpus, "-o", tmp_path / "o.txt", *args])
     assert_one_line_error(res, message)
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_a_delimiter_holding_whitespace_is_refused_only_where_a_phrase_cannot_be_written(small_corpus, tmp_path):
+    res = run(["phrases", small_corpus, "--delimiter", " ", "--save-model", tmp_path / "m", "-q"])
+    assert res.exit_code == 0, res.output
+    from w2v.phrases.model import FrozenPhrases
+    frozen = FrozenPhrases.load(tmp_path / "m")
+    assert frozen.delimiter == " " and "Mr. Darcy" in frozen.phrasegrams
+    assert_one_line_error(run(["phrases", small_corpus, "--apply", tmp_path / "m", "-o", tmp_path / "o.txt"]),
+                          "--delimiter ' ' holds whitespace")
+    res = run(["train", small_corpus, "--phrases", tmp_path / "m", "-o", tmp_path / "v.bin", "--epochs", 1, "-q"])
+    assert_one_line_error(res, "cannot save word")
+    assert "whitespace" in res.output and not (tmp_path / "v.bin").exists()
+    res = run(["phrases", small_corpus, "--delimiter", "", "-o", tmp_path / "e.txt", "-q"])
+    assert res.exit_code == 0 and "Mr.Darcy" in (tmp_path / "e.txt").read_text(encoding="utf-8")
 
 
 def test_bad_corpus_and_outputs(small_corpus, tmp_path):

@@ -2,7 +2,7 @@
 corpus's id stream, phrase model files and their settings."""
 
 #: defined in :mod:`w2v.phrases.model`, imported on first use (``import w2v.phrases.<module>`` stays light)
-_PUBLIC = ("ENGLISH_CONNECTOR_WORDS", "Phrases", "FrozenPhrases", "load_phrases")
+_PUBLIC = ("ENGLISH_CONNECTOR_WORDS", "Phrases", "FrozenPhrases", "load_phrases", "original_scorer", "npmi_scorer")
 
 
 def __getattr__(name):
