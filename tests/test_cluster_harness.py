@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT
+
 BENCH = ROOT / "benchmarks"
 sys.path.insert(0, str(BENCH))
 

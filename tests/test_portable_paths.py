@@ -4,9 +4,9 @@ Data beside the checkout is reached relative to it (``ROOT.parent / "shared" / "
 that needs such data skips, with its reason, where the folder is missing.
 """
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT
+
 MACHINE_ROOT = "/" + "work/"   # where this workplace keeps its checkouts and the shared data
 
 

@@ -9,9 +9,9 @@ annotation, a property).  A mixin writing its host's state, a helper method decl
 ``__init__`` does not, and a plain function writing ``self._x`` are all findings.
 """
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT
+
 SOURCES = sorted([*ROOT.joinpath("w2v").rglob("*.py"), *ROOT.joinpath("cli").rglob("*.py")])
 
 #: Writes allowed elsewhere, each with its reason.

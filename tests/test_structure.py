@@ -6,11 +6,11 @@ rules it cannot express.
 import ast
 import io
 import tokenize
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT
+
 SOURCES = sorted([*ROOT.joinpath("w2v").rglob("*.py"), *ROOT.joinpath("cli").rglob("*.py")])
 MAX_MODULE_LINES = 600   # lines of code: docstrings, comments and blank lines do not count
 MAX_FUNCTION_LINES = 80

@@ -1,10 +1,12 @@
 """The test suite itself: the quick run (``python -m pytest -m "not slow"``, README) covers every test module."""
 import ast
-from pathlib import Path
 
 import pytest
 
-TESTS = sorted(Path(__file__).resolve().parent.glob("test_*.py"))
+from .conftest import ROOT
+
+TESTS_DIR = ROOT / "tests"
+TESTS = sorted(TESTS_DIR.rglob("test_*.py"))
 
 
 def _is_slow(decorators):
@@ -27,7 +29,7 @@ def _quick_tests(tree):
     return quick
 
 
-@pytest.mark.parametrize("path", TESTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TESTS, ids=lambda p: p.relative_to(TESTS_DIR).as_posix())
 def test_every_test_module_has_quick_tests(path):
     assert _quick_tests(ast.parse(path.read_text(encoding="utf-8"))), f"{path.name}: every test is marked slow"
 
