@@ -187,7 +187,7 @@ class KeyedVectors:
         self.source_path = None
         return self
 
-    _trusted = from_trusted   # the private name that tests/test_vectors.py calls
+    _trusted = from_trusted   # the private name that tests/vectors/test_keyed.py calls
 
     @property
     def store(self):
