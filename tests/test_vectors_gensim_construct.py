@@ -104,7 +104,7 @@ def test_w2vs_own_form_still_parses_and_the_signature_is_gensims():
                                 ((0,), {}, "vector_size must be a positive integer"),
                                 ((6,), {"count": -1}, "count must be a non-negative integer"),
                                 ((6, rows), {}, "count must be a non-negative integer"),
-                                ((WORDS[:3], rows, [5, 3, 1]), {}, "dtype must be"),   # counts are keyword-only
+                                ((WORDS[:3], rows, [5, 3, 1]), {}, "counts are keyword-only"),
                                 (("abc", rows), {}, "not a str"),
                                 ((object(), rows), {}, "a vector size .* or the words")]:
         with pytest.raises(ParameterError, match=match):

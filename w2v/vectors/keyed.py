@@ -129,7 +129,7 @@ class KeyedVectors:
         the loaders, which check what they read, skip it).  Both:
         ``dtype`` is not float32, float16 or float64 (gensim takes any
         NumPy type; w2v refuses integer and complex vectors, which no query
-        could use).
+        could use), or is a list or array (counts given in its place).
 
     Notes
     -----
@@ -164,6 +164,9 @@ class KeyedVectors:
     """
 
     def __init__(self, vector_size, count=0, dtype=np.float32, mapfile_path=None, *, counts=None, settings=None):
+        if isinstance(dtype, (list, tuple, np.ndarray)):
+            raise ParameterError("the third argument is dtype, and counts are keyword-only: "
+                                 "KeyedVectors(words, vectors, counts=...)")
         dtype = check_datatype(dtype, "dtype")
         if is_integer(vector_size):
             self._store = _reserved_store(vector_size, count, dtype, counts)
