@@ -1,10 +1,10 @@
 """Trained word vectors: :class:`KeyedVectors`, and loading and saving them.
 
-:class:`KeyedVectors` holds a vocabulary (``index_to_key``) and a float32
-matrix with one row per word.  Its query methods follow gensim's
-``KeyedVectors`` semantics (cosine similarity, the mean of unit vectors with
-weights +1/-1, input words excluded from the answers), so results can be
-compared one to one.
+:class:`KeyedVectors` holds a vocabulary (``index_to_key``) and a matrix
+with one row per word (float32, or float16 or float64 when asked for).  Its
+query methods follow gensim's ``KeyedVectors`` semantics (cosine similarity,
+the mean of unit vectors with weights +1/-1, input words excluded from the
+answers), so results can be compared one to one.
 
 The class is built by composition.  One :class:`~w2v.vectors.store.VectorStore`
 owns the state: the words, the vectors, the word index, the norms and the
@@ -583,7 +583,8 @@ def save_word2vec_format(kv, path, binary=True):
         Target file; a ``.gz``, ``.bz2``, ``.xz`` or ``.lzma`` suffix compresses.
     binary : bool, optional
         Binary format (little-endian float32) if True, else text with
-        ``'%.9g'`` numbers (float32 values round-trip exactly).
+        ``'%.9g'`` numbers (float32 values round-trip exactly; float64
+        vectors are written with ``'%.17g'``).
 
     Raises
     ------
