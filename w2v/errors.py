@@ -26,6 +26,39 @@ class FormatError(W2VError):
     """A vector or model file is truncated, corrupt or not of the expected format."""
 
 
+class WordDecodeError(FormatError, UnicodeDecodeError):
+    """A word of a vector or vocabulary file does not decode in its encoding (``unicode_errors='strict'``).
+
+    Also the :class:`UnicodeDecodeError` gensim raises there, so code written
+    for gensim's ``load_word2vec_format`` catches it unchanged: ``encoding``,
+    ``object``, ``start``, ``end`` and ``reason`` are those of the failed
+    decoding (``object`` holds the bytes of the word or line), and ``str()``
+    is the message, which names the file and the place.
+
+    Parameters
+    ----------
+    message : str
+    encoding, data, start, end, reason
+        :class:`UnicodeDecodeError`'s five arguments.
+    """
+
+    def __init__(self, message, encoding, data, start, end, reason):
+        UnicodeDecodeError.__init__(self, encoding, data, start, end, reason)
+        self.message = message
+
+    @classmethod
+    def from_error(cls, message, exc):
+        """The error with ``message`` for the :class:`UnicodeDecodeError` ``exc``."""
+        return cls(message, exc.encoding, exc.object, exc.start, exc.end, exc.reason)
+
+    def __str__(self):
+        return self.message
+
+    def __reduce__(self):
+        # the arguments of __init__, not UnicodeDecodeError's five kept in self.args
+        return type(self), (self.message, self.encoding, self.object, self.start, self.end, self.reason)
+
+
 class UnknownWordError(W2VError, KeyError):
     """A word is not in the vocabulary.
 

@@ -122,7 +122,7 @@ def test_load_word2vec_format_reads_fvocab_encoding_and_limit_as_gensim(tmp_path
         == GKV.load_word2vec_format(str(tmp_path / "latin1.txt"), encoding="latin-1", limit=2).index_to_key
     kv, _ = make_pair()
     kv.save_word2vec_format(tmp_path / "b.bin", binary=True)
-    for bad in (dict(datatype=np.float16), dict(encoding="utf-16"), dict(encoding="nope"), dict(fvocab=True)):
+    for bad in (dict(datatype=np.int32), dict(encoding="utf-16"), dict(encoding="nope"), dict(fvocab=True)):
         with pytest.raises(ParameterError):
             KeyedVectors.load_word2vec_format(tmp_path / "b.bin", **bad)
     (tmp_path / "badvocab").write_text("w0 12\nw1 x\n")

@@ -56,7 +56,7 @@ def test_basic_access():
     np.testing.assert_allclose(v, kv.vectors[2] / np.linalg.norm(kv.vectors[2]), rtol=1e-6)
     assert not kv.get_vector("w2").flags.writeable
     assert kv.vectors.flags.c_contiguous and kv.vectors.dtype == np.float32
-    assert "10 words x 4 dims" in repr(kv)
+    assert repr(kv) == str(kv) == "KeyedVectors<vector_size=4, 10 keys>"   # gensim's str()
 
 
 def test_missing_word_key_error_names_word():

@@ -25,15 +25,16 @@ from .files import (MAX_JSON_BYTES, MAX_JSON_DEPTH, check_utf8, decode_utf8, enc
                     open_model_file, read_array, read_json, read_model_file, write_array)
 from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, TEMP_SUFFIX, NativeVectors, aside_dirs,
                      inspect_native, is_native_dir, locate_model, read_native, temp_dirs, write_native)
-from .word2vec import (Word2VecVectors, check_encoding, check_limit, check_unicode_errors, inspect_word2vec,
-                       read_vocab_counts, read_word2vec, write_vocab_counts, write_word2vec)
+from .word2vec import (FLOAT_TYPES, Word2VecVectors, check_datatype, check_encoding, check_limit,
+                       check_unicode_errors, inspect_word2vec, read_vocab_counts, read_word2vec, write_vocab_counts,
+                       write_word2vec)
 
-__all__ = ["ASIDE_SUFFIX", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT", "NATIVE_VERSION", "TEMP_SUFFIX",
-           "NativeVectors", "Word2VecVectors", "aside_dirs", "check_encoding", "check_limit", "check_unicode_errors",
-           "check_utf8", "decode_utf8", "encode_json", "inspect", "inspect_native", "inspect_word2vec",
-           "is_native_dir", "json_default", "load_npy", "locate_model", "open_model_file", "read_array", "read_json",
-           "read_model_file", "read_native", "read_vocab_counts", "read_word2vec", "temp_dirs", "write_array",
-           "write_native", "write_vocab_counts", "write_word2vec"]
+__all__ = ["ASIDE_SUFFIX", "FLOAT_TYPES", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT", "NATIVE_VERSION",
+           "TEMP_SUFFIX", "NativeVectors", "Word2VecVectors", "aside_dirs", "check_datatype", "check_encoding",
+           "check_limit", "check_unicode_errors", "check_utf8", "decode_utf8", "encode_json", "inspect",
+           "inspect_native", "inspect_word2vec", "is_native_dir", "json_default", "load_npy", "locate_model",
+           "open_model_file", "read_array", "read_json", "read_model_file", "read_native", "read_vocab_counts",
+           "read_word2vec", "temp_dirs", "write_array", "write_native", "write_vocab_counts", "write_word2vec"]
 
 
 def inspect(path):

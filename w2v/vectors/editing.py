@@ -11,7 +11,7 @@ drop the cached norms.
 """
 import numpy as np
 
-from ..util.arrays import check_finite
+from ..util.arrays import check_finite, first_nonfinite_row
 from ..errors import ParameterError
 from .terms import KEY_TYPES, check_vector
 
@@ -31,8 +31,8 @@ def _new_keys(keys):
     return keys
 
 
-def _new_rows(weights, n, dim):
-    """``weights`` as a finite float32 matrix of ``n`` rows of ``dim`` values (ParameterError otherwise)."""
+def _new_rows(weights, n, dim, dtype=np.float32):
+    """``weights`` as a finite matrix of ``dtype``, ``n`` rows of ``dim`` values (ParameterError otherwise)."""
     try:
         arr = np.asarray(weights)
         ok = arr.dtype.kind in "fiu" and arr.shape == (n, dim)
@@ -41,9 +41,17 @@ def _new_rows(weights, n, dim):
     if not ok:
         raise ParameterError(f"weights must be {n} numeric vectors of {dim} values (shape ({n}, {dim})), "
                              f"got {getattr(arr, 'dtype', '?')} {getattr(arr, 'shape', '?')}")
+    wide = np.float64 if dtype == np.float64 else np.float32
     with np.errstate(over="ignore"):
-        arr = np.ascontiguousarray(arr, dtype=np.float32)
+        arr = np.ascontiguousarray(arr, dtype=wide)
     check_finite(arr, error=ParameterError)
+    if dtype != wide:
+        with np.errstate(over="ignore"):
+            arr = np.ascontiguousarray(arr, dtype=dtype)
+        bad = first_nonfinite_row(arr)
+        if bad >= 0:
+            raise ParameterError(f"weights: row {bad} has a value beyond the range of {np.dtype(dtype).name}, "
+                                 "the type of these vectors")
     return arr
 
 
@@ -62,14 +70,16 @@ def add_vector(self, key, vector):
     Returns
     -------
     int
-        The word's row.  A word already there keeps its vector and its
-        row is returned (gensim returns ``len(kv)``, past the last row).
+        The word's row: the next row reserved by ``KeyedVectors(vector_size,
+        count)`` while one is free (:attr:`next_index`), else a new last row.
+        A word already there keeps its vector and its row is returned
+        (gensim returns ``len(kv)``, past the last row).
     """
     vector = check_vector(vector, self.vector_size, "vector")
     if isinstance(key, str) and key in self.key_to_index:
         return self.key_to_index[key]
-    self.add_vectors([key], vector.reshape(1, -1))
-    return len(self.index_to_key) - 1
+    rows = _new_rows(vector.reshape(1, -1), 1, self.vector_size, self.store.dtype)
+    return int(_add_new(self, _new_keys([key]), rows, {})[0])
 
 
 def add_vectors(self, keys, weights, extras=None, replace=False):
@@ -87,7 +97,9 @@ def add_vectors(self, keys, weights, extras=None, replace=False):
     replace : bool, optional
         Also give the words already there the new vectors (and extras).
 
-    The new words go after the last row; other attributes (the counts
+    The new words take the rows reserved by ``KeyedVectors(vector_size,
+    count)`` first, while free (gensim appends after them, leaving them
+    ``None``), then go after the last row; other attributes (the counts
     included) are 0 for them.
 
     Raises
@@ -100,7 +112,7 @@ def add_vectors(self, keys, weights, extras=None, replace=False):
         keys = [keys]
         weights = np.asarray(weights).reshape(1, -1)
     keys = _new_keys(keys)
-    weights = _new_rows(weights, len(keys), self.vector_size)
+    weights = _new_rows(weights, len(keys), self.vector_size, self.store.dtype)
     extras = {attr: np.asarray(values) for attr, values in (extras or {}).items()}
     for attr, values in extras.items():
         if values.shape[:1] != (len(keys),):
@@ -110,18 +122,22 @@ def add_vectors(self, keys, weights, extras=None, replace=False):
     k2i = store.key_to_index
     known = np.array([k in k2i for k in keys], dtype=bool)
     fresh = np.flatnonzero(~known)
-    n0 = len(store.index_to_key)
-    if fresh.size:
-        store.add_rows([keys[i] for i in fresh.tolist()], weights[fresh])
-    self.allocate_vecattrs()
-    self.allocate_vecattrs(list(extras), [values.dtype for values in extras.values()])
-    for attr, values in extras.items():
-        store.set_attribute_values(attr, slice(n0, None), values[fresh])
+    _add_new(self, [keys[i] for i in fresh.tolist()], weights[fresh], {a: v[fresh] for a, v in extras.items()})
     if replace and known.any():
         rows = np.array([k2i[keys[i]] for i in np.flatnonzero(known).tolist()], dtype=np.intp)
         store.set_rows(rows, weights[known])
         for attr, values in extras.items():
             store.set_attribute_values(attr, rows, values[known])
+
+
+def _add_new(self, keys, weights, extras):
+    """Add the words ``keys`` (none there yet) with their checked rows and extras; return their rows."""
+    rows = self.store.add_rows(keys, weights) if keys else np.empty(0, dtype=np.intp)
+    self.allocate_vecattrs()
+    self.allocate_vecattrs(list(extras), [values.dtype for values in extras.values()])
+    for attr, values in extras.items():
+        self.store.set_attribute_values(attr, rows, values)
+    return rows
 
 
 def __setitem__(self, keys, weights):
@@ -148,7 +164,7 @@ def resize_vectors(self, seed=0):
     n, dim = len(store.index_to_key), self.vector_size
     if n != store.vectors.shape[0]:
         rng = np.random.default_rng(seed=seed)
-        grown = rng.random((n, dim), dtype=np.float32)
+        grown = rng.random((n, dim), dtype=np.float32)    # gensim's draw (then cast to the vectors' type)
         grown *= 2.0
         grown -= 1.0
         grown /= dim

@@ -15,28 +15,20 @@ import os
 
 import numpy as np
 
+from ..util.arrays import check_finite
 from ..util.checks import is_finite_real, is_integer
 from ..util.aliases import renamed
 from ..errors import FormatError, ParameterError
 from ..formats import (check_limit, check_unicode_errors, read_native, read_vocab_counts, read_word2vec, write_native,
                        write_vocab_counts, write_word2vec)
+from .vecattrs import made_up_counts
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["from_native", "intersect_word2vec_format", "load", "load_word2vec_format", "save",
-           "save_word2vec_format"]
+__all__ = ["check_words", "float32_vectors", "from_native", "intersect_word2vec_format", "load",
+           "load_word2vec_format", "save", "save_word2vec_format"]
 
 _ASCII_SPACE = " \t\n\r\v\f"
-
-
-def _check_datatype(datatype):
-    """gensim's ``datatype`` must be float32: w2v keeps every matrix in float32."""
-    try:
-        ok = np.dtype(datatype) == np.float32
-    except TypeError:
-        ok = False
-    if not ok:
-        raise ParameterError(f"datatype: w2v keeps vectors as float32, got {datatype!r}")
 
 
 def _check_file_arg(value, name):
@@ -88,7 +80,9 @@ def load(cls, fname, mmap=None, binary=None, limit=None, unicode_errors="strict"
         For a native folder: None (the default) and ``'r'`` memory-map the
         vectors read-only, False reads them into memory.  (gensim reads
         into memory unless ``mmap='r'``.)  A word2vec file is always read
-        into memory, as gensim reads arrays it did not store separately.
+        into memory, as gensim reads arrays it did not store separately,
+        and as :func:`w2v.load` reads it: without counts (the file has
+        none; :meth:`load_word2vec_format` makes up gensim's).
     binary : bool, optional
         For word2vec files: binary or text; detected when None.
     limit : int, optional
@@ -117,7 +111,7 @@ def load(cls, fname, mmap=None, binary=None, limit=None, unicode_errors="strict"
     # a missing path is looked up as a native folder: a save killed midway leaves a copy of it
     if os.path.lexists(path) and not os.path.isdir(path):
         _refuse_pickle(path)
-        return cls.load_word2vec_format(path, binary=binary, limit=limit, unicode_errors=unicode_errors)
+        return _from_word2vec(cls, path, binary=binary, limit=limit, unicode_errors=unicode_errors)
     kv = from_native(cls, path, mmap=flag)
     if limit is not None and limit < len(kv):
         sub = cls(kv.index_to_key[:limit], kv.vectors[:limit],
@@ -163,9 +157,11 @@ def load_word2vec_format(cls, fname, fvocab=None, binary=None, encoding="utf8", 
     fvocab : str or os.PathLike, optional
         A vocabulary file of ``word count`` lines (word2vec.c's
         ``-save-vocab``): the words' counts (:attr:`counts`, the ``'count'``
-        attribute).  A word it does not list gets count 0, with a warning.
-        Without it the vectors have no counts (gensim makes up
-        descending ones).
+        attribute).  A word it does not list gets count 0, with a warning
+        (gensim fails with a TypeError).  Without it every word gets
+        gensim's made-up count: ``records - row``, descending, where
+        ``records`` is the number of records read (the header's count, at
+        most ``limit``, duplicates included).
     binary : bool, optional
         Binary (True) or text (False); detected from the first record when
         None, the default (gensim's default is False: text).
@@ -178,7 +174,9 @@ def load_word2vec_format(cls, fname, fvocab=None, binary=None, encoding="utf8", 
     limit : int, optional
         Read only the first ``limit`` vectors.
     datatype : numpy dtype, optional
-        Must be float32, the type w2v keeps vectors in.
+        The type of :attr:`vectors`: float32 (the default), float16 or
+        float64, as gensim casts them (binary values are float32 in the
+        file; text numbers are parsed as float64 for float16 and float64).
     no_header : bool, optional
         A text file without the ``"<count> <dim>"`` line (GloVe's files).
 
@@ -191,29 +189,38 @@ def load_word2vec_format(cls, fname, fvocab=None, binary=None, encoding="utf8", 
     Raises
     ------
     FormatError
-        Empty, truncated, corrupt or foreign file, a NaN/infinite value,
-        or a malformed vocabulary file.
+        Empty, truncated, corrupt or foreign file, a NaN/infinite value
+        (or one beyond ``datatype``'s range), or a malformed vocabulary file.
+    WordDecodeError
+        With ``unicode_errors='strict'``, a word (or a line of ``fvocab``)
+        that does not decode: a FormatError that is also the
+        :class:`UnicodeDecodeError` gensim raises.
     ParameterError
-        ``datatype`` is not float32, ``no_header`` with ``binary=True``,
-        ``limit`` not a positive integer, an unknown ``encoding`` or
-        ``unicode_errors``, or ``fvocab`` given a bool.
+        ``datatype`` is not float32, float16 or float64, ``no_header`` with
+        ``binary=True``, ``limit`` not a positive integer, an unknown
+        ``encoding`` or ``unicode_errors``, or ``fvocab`` given a bool.
     FileNotFoundError
         ``fname`` or ``fvocab`` does not exist.
     """
     _check_file_arg(fvocab, "fvocab")
-    _check_datatype(datatype)
-    data = read_word2vec(fname, binary=binary, limit=limit, unicode_errors=unicode_errors, encoding=encoding,
-                         no_header=no_header)
+    return _from_word2vec(cls, fname, fvocab=fvocab, binary=binary, encoding=encoding, unicode_errors=unicode_errors,
+                          limit=limit, datatype=datatype, no_header=no_header, made_up=True)
+
+
+def _from_word2vec(cls, fname, fvocab=None, made_up=False, **options):
+    """Read a word2vec file as ``cls``: counts from ``fvocab``, else gensim's made up ones or none."""
+    data = read_word2vec(fname, **options)
     path = os.fspath(fname)
-    counts = None
+    counts = made_up_counts(len(data.words), data.records) if made_up else None
     if fvocab is not None:
-        listed = read_vocab_counts(fvocab, unicode_errors)
+        listed = read_vocab_counts(fvocab, options.get("unicode_errors", "strict"))
         counts = np.array([listed.get(w, 0) for w in data.words], dtype=np.int64)
         missing = [w for w in data.words if w not in listed]
         if missing:
             logger.warning("%s: %d words of %s are not listed (count 0), e.g. %r", os.fspath(fvocab),
                            len(missing), path, missing[0])
-    kv = cls.from_trusted(data.words, data.vectors, counts=counts, key_to_index=data.key_to_index, source=path)
+    kv = cls.from_trusted(data.words, data.vectors, counts=counts, key_to_index=data.key_to_index, source=path,
+                          dtype=data.vectors.dtype)
     kv.source_format = "word2vec-binary" if data.binary else "word2vec-text"
     kv.source_path = path
     return kv
@@ -226,7 +233,9 @@ def save(self, fname, **options):
     gensim's ``save`` pickles the object into one file; w2v writes a
     folder (``vectors.npy``, ``vocab.tsv``, ``meta.json``) and pickles
     nothing.  The ``'count'`` attribute is saved; other attributes set
-    with :meth:`set_vecattr` are not.  See :func:`w2v.vectors.keyed.save_native`.
+    with :meth:`set_vecattr` are not.  ``vectors.npy`` holds float32:
+    float16 vectors are saved exactly, float64 ones rounded to float32, and
+    both load as float32.  See :func:`w2v.vectors.keyed.save_native`.
 
     Parameters
     ----------
@@ -239,16 +248,50 @@ def save(self, fname, **options):
     Raises
     ------
     ParameterError
-        An option is given, or ``fname`` is an open file rather than a path.
+        An option is given, ``fname`` is an open file rather than a path,
+        or a row reserved by ``KeyedVectors(vector_size, count)`` has no word yet.
     FormatError, OutputError
-        As :func:`w2v.vectors.keyed.save_native`.
+        As :func:`w2v.vectors.keyed.save_native`; also a float64 value
+        beyond the float32 range.
     """
     if options:
         raise ParameterError(f"{', '.join(sorted(options))}: gensim's pickle options; w2v saves a native "
                              "folder and pickles nothing")
     if not isinstance(fname, (str, os.PathLike)):
         raise ParameterError(f"fname must be a path (w2v saves a folder), got {type(fname).__name__}")
-    write_native(fname, self.index_to_key, self.vectors, counts=self.counts, settings=self.settings)
+    check_words(self, fname)
+    write_native(fname, self.index_to_key, float32_vectors(self, fname), counts=self.counts, settings=self.settings)
+
+
+def float32_vectors(kv, path):
+    """The vectors of ``kv`` as the float32 a binary or native file stores.
+
+    Raises
+    ------
+    FormatError
+        A float64 value beyond the float32 range (naming ``path`` and the word).
+    """
+    vectors = kv.vectors
+    if vectors.dtype == np.float64:
+        with np.errstate(over="ignore"):
+            vectors = vectors.astype(np.float32)
+        check_finite(vectors, os.fspath(path), kv.index_to_key, where="cannot save")
+    return vectors
+
+
+def check_words(kv, path):
+    """Refuse to save rows reserved by ``KeyedVectors(vector_size, count)`` that have no word yet.
+
+    Raises
+    ------
+    ParameterError
+        Such a row (gensim writes it under the word ``None``).
+    """
+    keys = kv.index_to_key
+    if None in keys:
+        raise ParameterError(f"cannot save {os.fspath(path)}: row {keys.index(None)} is reserved for a word to "
+                             f"come (KeyedVectors(vector_size, count={len(keys)})) and has none yet; add the "
+                             "words with add_vector or add_vectors first")
 
 
 @renamed(path="fname")
@@ -267,7 +310,8 @@ def save_word2vec_format(self, fname, fvocab=None, binary=False, total_vec=None,
     fvocab : str or os.PathLike, optional
         Also write ``word count`` lines (``sort_attr``'s values) there.
     binary : bool, optional
-        Binary (little-endian float32) if True, else text (the default, as gensim).
+        Binary (little-endian float32) if True, else text (the default, as
+        gensim), with 9 significant digits (17 for float64 vectors).
     total_vec : int, optional
         The count the header declares (default: the number of vectors
         written); larger when more vectors are appended later.
@@ -286,14 +330,17 @@ def save_word2vec_format(self, fname, fvocab=None, binary=False, total_vec=None,
     ------
     ParameterError
         ``fvocab`` without ``sort_attr`` values, a ``prefix`` holding
-        whitespace, a non-numeric ``sort_attr``, or a ``total_vec`` that is
-        not an integer or, with a header, below the vectors written.
+        whitespace, a non-numeric ``sort_attr``, a ``total_vec`` that is
+        not an integer or, with a header, below the vectors written, or a
+        row reserved by ``KeyedVectors(vector_size, count)`` without a word yet.
     FormatError
-        A word cannot be written (empty, whitespace) or a vector holds NaN/inf.
+        A word cannot be written (empty, whitespace), a vector holds
+        NaN/inf, or (binary) a float64 value is beyond the float32 range.
     OutputError
         A file cannot be written.
     """
     _check_file_arg(fvocab, "fvocab")
+    check_words(self, fname)
     if not isinstance(prefix, str) or any(c in _ASCII_SPACE for c in prefix):
         raise ParameterError(f"prefix must be a str without whitespace, got {prefix!r}")
     order, values = _write_order(self.expandos, sort_attr, fvocab is not None)
@@ -301,7 +348,8 @@ def save_word2vec_format(self, fname, fvocab=None, binary=False, total_vec=None,
     if prefix:
         words = [prefix + w for w in words]
     total = _header_count(total_vec, len(words), write_header, append)
-    write_word2vec(fname, words, self.vectors, binary=bool(binary), rows=order, header_count=total,
+    vectors = float32_vectors(self, fname) if binary else self.vectors   # the binary format holds float32
+    write_word2vec(fname, words, vectors, binary=bool(binary), rows=order, header_count=total,
                    write_header=bool(write_header), append=bool(append))
     if fvocab is not None:
         write_vocab_counts(fvocab, words, values.tolist(), append=bool(append))

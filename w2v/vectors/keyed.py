@@ -1,10 +1,10 @@
 """Trained word vectors: :class:`KeyedVectors`, and loading and saving them.
 
-:class:`KeyedVectors` holds a vocabulary (``index_to_key``) and a float32
-matrix with one row per word.  Its query methods follow gensim's
-``KeyedVectors`` semantics (cosine similarity, the mean of unit vectors with
-weights +1/-1, input words excluded from the answers), so results can be
-compared one to one.
+:class:`KeyedVectors` holds a vocabulary (``index_to_key``) and a matrix
+with one row per word (float32, or float16 or float64 when asked for).  Its
+query methods follow gensim's ``KeyedVectors`` semantics (cosine similarity,
+the mean of unit vectors with weights +1/-1, input words excluded from the
+answers), so results can be compared one to one.
 
 The class is built by composition.  One :class:`~w2v.vectors.store.VectorStore`
 owns the state: the words, the vectors, the word index, the norms and the
@@ -42,12 +42,12 @@ Using the vectors in PyTorch::
 from __future__ import annotations
 
 import os
-from numbers import Integral
 
 import numpy as np
 
 from ..errors import ParameterError
-from ..formats import write_native, write_word2vec
+from ..formats import check_datatype, write_native, write_word2vec
+from ..util.checks import is_integer, is_real
 from ..util.opener import strip_compression_suffix
 from . import editing, files, intrinsic, legacy, neighbours, ranking, vecattrs
 from . import lookup as lookups, similarity as similarities   # the class binds methods named lookup, similarity
@@ -58,22 +58,47 @@ __all__ = ["KeyedVectors", "load", "load_native", "load_word2vec_format", "save"
 
 
 class KeyedVectors:
-    """A vocabulary and one float32 vector per word.
+    """A vocabulary and one vector per word.
+
+    Two forms build one, told apart by the first argument::
+
+        KeyedVectors(vector_size, count=0, dtype=np.float32, mapfile_path=None)   # gensim's
+        KeyedVectors(index_to_key, vectors, *, counts=None, settings=None)        # w2v's
+
+    An integer first is gensim's form: empty vectors of that size, with
+    ``count`` rows reserved for words to come (as gensim's constructor,
+    which its ``load_word2vec_format`` and users call).  A list of words
+    first is w2v's form: the words and their vectors, the second argument.
+    ``dtype`` applies to both.
 
     Parameters
     ----------
-    index_to_key : list of str, or int
-        The words, in row order (usually by descending frequency).  An
-        integer is a vector size, as gensim's ``KeyedVectors(vector_size)``:
-        empty vectors of that dim, to fill with :meth:`add_vectors`.
-    vectors : array_like, shape (len(index_to_key), dim)
-        The vectors.  Stored as C-contiguous float32; an array that already
-        is float32 and C-contiguous (a read-only ``np.memmap`` included) is
-        kept as is, without a copy.
+    vector_size : int, or list of str
+        gensim's form: the dimension of the vectors.  w2v's form: the
+        words (``index_to_key``), distinct str in row order (usually by
+        descending frequency).
+    count : int, or array_like of shape (len(index_to_key), dim)
+        gensim's form: rows to reserve (0 by default).  Each holds zeros
+        under the key ``None`` (in :attr:`index_to_key`, not in
+        :attr:`key_to_index`) until :meth:`add_vector` or
+        :meth:`add_vectors` gives it a word, from :attr:`next_index` on;
+        queries see a reserved row as a zero vector.  w2v's form: the
+        vectors, one row per word; an array that already is C-contiguous of
+        ``dtype`` (a read-only ``np.memmap`` included) is kept as is,
+        without a copy.
+    dtype : numpy dtype, optional
+        The type of :attr:`vectors`: float32 (the default, the type of the
+        training kernels and of the native format), float16 (half the
+        memory) or float64.  Values given later (:meth:`add_vectors`,
+        assigning :attr:`vectors`) are cast to it.  Queries compute in it,
+        except norms of float16 vectors, computed in float32.
+    mapfile_path : str, optional
+        Unused, as in gensim (kept as :attr:`mapfile_path`).
     counts : array_like of int, optional
-        Corpus frequency of each word (stored as int64).
+        Keyword only.  Corpus frequency of each word (stored as int64).
     settings : dict, optional
-        The training settings that produced the vectors (informational).
+        Keyword only.  The training settings that produced the vectors
+        (informational).
 
     Attributes
     ----------
@@ -86,6 +111,8 @@ class KeyedVectors:
         Per-word attributes, one value per word (gensim's; see :meth:`set_vecattr`).
     settings : dict
     vector_size, dim : int
+    next_index : int
+        The row the next new word takes while rows are reserved (gensim's).
     store : VectorStore
         The object that holds the words, vectors, word index, norms and
         attributes; every change of them goes through its methods.
@@ -93,10 +120,16 @@ class KeyedVectors:
     Raises
     ------
     ParameterError
-        ``index_to_key`` is not a list of distinct str, or ``vectors`` is not
-        a numeric 2-D array with one row per word and at least one column, or
-        holds NaN or infinity (checked once, here and when :attr:`vectors`
-        is assigned; the loaders, which check what they read, skip it).
+        gensim's form: ``vector_size`` is not a positive integer or
+        ``count`` not a non-negative one (or ``counts`` is given: no word
+        is there to count).  w2v's form: ``index_to_key`` is not a list of
+        distinct str, or the vectors are missing, not a numeric 2-D array
+        with one row per word and at least one column, or hold NaN or
+        infinity (checked once, here and when :attr:`vectors` is assigned;
+        the loaders, which check what they read, skip it).  Both:
+        ``dtype`` is not float32, float16 or float64 (gensim takes any
+        NumPy type; w2v refuses integer and complex vectors, which no query
+        could use), or is a list or array (counts given in its place).
 
     Notes
     -----
@@ -106,8 +139,8 @@ class KeyedVectors:
     modifying the array in place, call :meth:`fill_norms` with
     ``force=True``).
 
-    Norms and unit vectors are right for any finite float32 row whose norm
-    stays below half the float32 range (about 1.7e38); a larger row is refused
+    Norms and unit vectors are right for any finite row whose norm stays
+    below half the float32 range (about 1.7e38); a larger row is refused
     (see :meth:`fill_norms`).
 
     **Zero vectors.**  The unit vector of a zero row is the zero vector, so
@@ -130,25 +163,26 @@ class KeyedVectors:
         torch.nn.Embedding.from_pretrained(torch.from_numpy(kv.vectors))
     """
 
-    def __init__(self, index_to_key, vectors=None, counts=None, settings=None):
-        if isinstance(index_to_key, str):
-            raise ParameterError("index_to_key must be a list of str, not a str")
-        if isinstance(index_to_key, Integral) and not isinstance(index_to_key, bool) and vectors is None:
-            if index_to_key < 1:
-                raise ParameterError(f"vector_size must be a positive integer, got {index_to_key!r}")
-            index_to_key, vectors = [], np.zeros((0, int(index_to_key)), dtype=np.float32)
-        if vectors is None:
-            raise ParameterError("vectors must be given with the words (or pass a vector size alone)")
-        keys, key_to_index = as_keys(index_to_key)
-        self._store = VectorStore(keys, vectors, key_to_index=key_to_index, check_values=True)
+    def __init__(self, vector_size, count=0, dtype=np.float32, mapfile_path=None, *, counts=None, settings=None):
+        if isinstance(dtype, (list, tuple, np.ndarray)):
+            raise ParameterError("the third argument is dtype, and counts are keyword-only: "
+                                 "KeyedVectors(words, vectors, counts=...)")
+        dtype = check_datatype(dtype, "dtype")
+        if is_integer(vector_size):
+            self._store = _reserved_store(vector_size, count, dtype, counts)
+        else:
+            keys, key_to_index = _words_of(vector_size, count)
+            self._store = VectorStore(keys, count, key_to_index=key_to_index, check_values=True, dtype=dtype)
         self.counts = counts
         self.settings = dict(settings) if settings else {}
+        self.mapfile_path = mapfile_path
         #: where the vectors were loaded from and in which format (set by the loaders)
         self.source_format = None
         self.source_path = None
 
     @classmethod
-    def from_trusted(cls, index_to_key, vectors, counts=None, settings=None, key_to_index=None, source=None):
+    def from_trusted(cls, index_to_key, vectors, counts=None, settings=None, key_to_index=None, source=None,
+                     dtype=np.float32):
         """Vectors from words and values already checked: the loaders' constructor.
 
         The vocabulary is not checked again and the values are not checked
@@ -160,7 +194,7 @@ class KeyedVectors:
         index_to_key : list of str
             Distinct words, kept as the list given.
         vectors : array_like, shape (len(index_to_key), dim)
-            Kept without a copy when C-contiguous float32.
+            Kept without a copy when C-contiguous of ``dtype``.
         counts : array_like of int, optional
         settings : dict, optional
         key_to_index : dict of str to int, optional
@@ -168,6 +202,8 @@ class KeyedVectors:
             word then raises FormatError naming ``source``).
         source : str, optional
             The file the words were read from.
+        dtype : numpy dtype, optional
+            float32, float16 or float64 (not checked here).
 
         Returns
         -------
@@ -181,8 +217,9 @@ class KeyedVectors:
         attributes = None if counts is None else {"count": np.ascontiguousarray(counts, dtype=np.int64)}
         self = cls.__new__(cls)
         self._store = VectorStore(index_to_key, vectors, key_to_index=key_to_index, attributes=attributes,
-                                  source=source)
+                                  source=source, dtype=dtype)
         self.settings = dict(settings) if settings else {}
+        self.mapfile_path = None
         self.source_format = None
         self.source_path = None
         return self
@@ -220,7 +257,7 @@ class KeyedVectors:
 
     @property
     def vectors(self):
-        """The (vocabulary size, dim) float32 matrix, C-contiguous."""
+        """The (vocabulary size, dim) matrix, C-contiguous: float32 unless another ``dtype`` was asked for."""
         return self._store.vectors
 
     @vectors.setter
@@ -261,8 +298,13 @@ class KeyedVectors:
     dim = vector_size
 
     @property
+    def next_index(self):
+        """The row the next new word takes while rows reserved by ``KeyedVectors(vector_size, count)`` are free."""
+        return self._store.next_index
+
+    @property
     def norms(self):
-        """L2 norm of every vector (float32, cached)."""
+        """L2 norm of every vector (cached; of the vectors' type, float32 for float16 vectors)."""
         self.fill_norms()
         return self._store.norms
 
@@ -301,7 +343,7 @@ class KeyedVectors:
         Returns
         -------
         numpy.ndarray
-            float32 array of shape ``(len(self), dim)``.
+            Array of shape ``(len(self), dim)``, of the vectors' type.
         """
         self.fill_norms()
         return self._store.unit_vectors()
@@ -310,7 +352,8 @@ class KeyedVectors:
         return len(self._store.index_to_key)
 
     def __repr__(self):
-        return f"<KeyedVectors: {len(self)} words x {self.vector_size} dims>"
+        # gensim's str(); repr() gives the same (gensim's repr is object's)
+        return f"{type(self).__name__}<vector_size={self.vector_size}, {len(self)} keys>"
 
     # ------------------------------------------------------------------ the methods, one module per concept
     __contains__ = lookups.__contains__
@@ -377,6 +420,37 @@ class KeyedVectors:
     vectors_norm = legacy.vectors_norm
 
 
+def _reserved_store(vector_size, count, dtype, counts):
+    """gensim's ``KeyedVectors(vector_size, count)``: a store of ``count`` zero rows reserved for words to come."""
+    if vector_size < 1:
+        raise ParameterError(f"vector_size must be a positive integer, got {vector_size!r}")
+    if not is_integer(count) or count < 0:
+        raise ParameterError(f"count must be a non-negative integer (rows to reserve), got {type(count).__name__}; "
+                             "w2v's form takes the words first: KeyedVectors(words, vectors)")
+    if counts is not None:
+        raise ParameterError("counts go with the words: KeyedVectors(words, vectors, counts=...), or set them "
+                             "with set_vecattr(word, 'count', n)")
+    count, vector_size = int(count), int(vector_size)
+    return VectorStore([None] * count, np.zeros((count, vector_size), dtype=dtype), key_to_index={}, dtype=dtype,
+                       next_index=0)
+
+
+def _words_of(index_to_key, vectors):
+    """w2v's ``KeyedVectors(index_to_key, vectors)``: the words checked, and their index."""
+    if isinstance(index_to_key, str):
+        raise ParameterError("index_to_key must be a list of str, not a str")
+    if is_real(index_to_key) or isinstance(index_to_key, bool):
+        raise ParameterError(f"vector_size must be a positive integer, got {index_to_key!r}")
+    if is_integer(vectors):
+        raise ParameterError("vectors must be given with the words: KeyedVectors(words, vectors) "
+                             "(or pass a vector size alone: KeyedVectors(vector_size))")
+    try:
+        return as_keys(index_to_key)
+    except TypeError:
+        raise ParameterError(f"the first argument must be a vector size (int) or the words (a list of str), "
+                             f"got {type(index_to_key).__name__}") from None
+
+
 # --------------------------------------------------------------------------- loading and saving
 def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict"):
     """Load vectors in word2vec.c's binary or text format (also fastText ``.vec``).
@@ -400,13 +474,16 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
     -------
     KeyedVectors
         With ``source_format`` set to ``'word2vec-binary'`` or
-        ``'word2vec-text'``.  Duplicate words keep their first vector (with a
-        warning), as gensim does.
+        ``'word2vec-text'``, and gensim's made-up descending counts (see
+        :meth:`KeyedVectors.load_word2vec_format`).  Duplicate words keep
+        their first vector (with a warning), as gensim does.
 
     Raises
     ------
     FormatError
-        Empty, truncated, corrupt or foreign file, or a NaN/infinite value.
+        Empty, truncated, corrupt or foreign file, or a NaN/infinite value
+        (a word that is not UTF-8 with ``'strict'``: a
+        :class:`~w2v.errors.WordDecodeError`, also a UnicodeDecodeError).
     ParameterError
         ``limit`` is not a positive integer, or ``unicode_errors`` is not
         the name of an error handler.
@@ -476,6 +553,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     Returns
     -------
     KeyedVectors
+        float32.  A native model's counts are its own; a word2vec file holds
+        none, and its vectors come without (:meth:`KeyedVectors.load_word2vec_format`,
+        gensim's loader, makes up gensim's descending counts).
 
     Raises
     ------
@@ -503,19 +583,24 @@ def save_word2vec_format(kv, path, binary=True):
         Target file; a ``.gz``, ``.bz2``, ``.xz`` or ``.lzma`` suffix compresses.
     binary : bool, optional
         Binary format (little-endian float32) if True, else text with
-        ``'%.9g'`` numbers (float32 values round-trip exactly).
+        ``'%.9g'`` numbers (float32 values round-trip exactly; float64
+        vectors are written with ``'%.17g'``).
 
     Raises
     ------
     FormatError
         A word is empty or contains ASCII whitespace (space, tab, newline,
-        carriage return, vertical tab, form feed), or a vector holds NaN/inf.
+        carriage return, vertical tab, form feed), or a vector holds NaN/inf
+        (or, binary, a float64 value beyond the float32 range).
         Other whitespace (e.g. NO-BREAK SPACE) is written as it is: gensim,
         word2vec.c and fastText keep it inside a word, as the readers here do.
+    ParameterError
+        A row reserved by ``KeyedVectors(vector_size, count)`` has no word yet.
     OutputError
         ``path`` cannot be written.
     """
-    write_word2vec(path, kv.index_to_key, kv.vectors, binary=binary)
+    files.check_words(kv, path)
+    write_word2vec(path, kv.index_to_key, files.float32_vectors(kv, path) if binary else kv.vectors, binary=binary)
 
 
 def save_native(kv, path, extra=None):
@@ -538,14 +623,19 @@ def save_native(kv, path, extra=None):
     ------
     FormatError
         A word is empty or contains a tab, newline or carriage return
-        (``vocab.tsv`` cannot hold it), a count is negative, or the settings
-        are not JSON-serialisable; nothing is written.
+        (``vocab.tsv`` cannot hold it), a count is negative, the settings
+        are not JSON-serialisable, or a float64 value is beyond the float32
+        range of ``vectors.npy``; nothing is written.
+    ParameterError
+        A row reserved by ``KeyedVectors(vector_size, count)`` has no word yet.
     OutputError
         ``path`` cannot be written, or is an existing file or a directory
         that is not an (empty or) native model, or a full model (holding
         ``model.json``) that ``extra`` would not replace with one.
     """
-    write_native(path, kv.index_to_key, kv.vectors, counts=kv.counts, settings=kv.settings, extra=extra)
+    files.check_words(kv, path)
+    write_native(path, kv.index_to_key, files.float32_vectors(kv, path), counts=kv.counts, settings=kv.settings,
+                 extra=extra)
 
 
 def save(kv, path, format=None):

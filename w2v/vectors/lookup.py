@@ -84,7 +84,7 @@ def get_vector(self, key, norm=False):
     Returns
     -------
     numpy.ndarray
-        Read-only 1-D float32 array.
+        Read-only 1-D array of the vectors' type (float32 unless asked otherwise).
 
     Raises
     ------
@@ -97,7 +97,7 @@ def get_vector(self, key, norm=False):
     store = self.store
     if norm:
         self.fill_norms()   # a zero row is divided by 1: the zero vector
-        result = store.vectors[index] / store.divisors[index]
+        result = (store.vectors[index] / store.divisors[index]).astype(store.dtype, copy=False)
     else:
         result = store.vectors[index]
     result = result.view()
@@ -138,7 +138,7 @@ def lookup(self, ids):
     Returns
     -------
     numpy.ndarray
-        Float32 array of shape ``ids.shape + (dim,)``.
+        Array of shape ``ids.shape + (dim,)``, of the vectors' type.
 
     Raises
     ------
@@ -147,7 +147,7 @@ def lookup(self, ids):
     """
     arr = np.asarray(ids)
     if arr.size == 0:
-        return np.empty(arr.shape + (self.vector_size,), dtype=np.float32)
+        return np.empty(arr.shape + (self.vector_size,), dtype=self.store.dtype)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise ParameterError(f"ids must be integers, got dtype {arr.dtype}")
     lo, hi = int(arr.min()), int(arr.max())

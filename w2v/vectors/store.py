@@ -9,6 +9,16 @@ writers of that state, and each keeps the parts consistent: one row and one
 attribute value per word, an index that follows the words, the cached norms
 dropped whenever the vectors change.
 
+The matrix has one float type for the store's life: float32 (the default,
+the type of the training kernels and of the native format), or float16 or
+float64 when asked for (gensim's ``dtype`` and ``datatype``); values given
+later are cast to it.
+
+Rows may be reserved ahead of their words, as gensim's
+``KeyedVectors(vector_size, count)`` reserves them: such a row holds zeros
+under the key ``None`` until :meth:`VectorStore.add_rows` gives it a word,
+from :attr:`VectorStore.next_index` on.
+
 The store checks what its consistency needs (shapes, dtypes); whoever builds
 it checks the words (distinct str) and, when ``check_values`` is off, the
 values: :class:`~w2v.vectors.keyed.KeyedVectors`' constructor does, with
@@ -44,12 +54,14 @@ def as_keys(index_to_key):
     return keys, key_to_index
 
 
-def as_matrix(value):
-    """``value`` as a C-contiguous float32 2-D array (no copy when it already is one).
+def as_matrix(value, dtype=np.float32):
+    """``value`` as a C-contiguous 2-D array of ``dtype`` (no copy when it already is one).
 
     Parameters
     ----------
     value : array_like
+    dtype : numpy.dtype, optional
+        float32, float16 or float64 (checked by the caller).
 
     Returns
     -------
@@ -61,13 +73,13 @@ def as_matrix(value):
         ``value`` is not numeric, not 2-D or has no columns.
     """
     arr = value
-    if not (isinstance(arr, np.ndarray) and arr.dtype == np.float32 and arr.flags.c_contiguous):
+    if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.flags.c_contiguous):
         try:
             arr = np.asarray(arr)
             if arr.dtype.kind not in "fiuO":    # bool, complex, str, bytes, dates ...
                 raise TypeError(f"dtype {arr.dtype}")
-            with np.errstate(over="ignore"):  # a float64 beyond the float32 range: inf, reported below
-                arr = np.ascontiguousarray(arr, dtype=np.float32)
+            with np.errstate(over="ignore"):  # a value beyond the range of dtype: inf, reported below
+                arr = np.ascontiguousarray(arr, dtype=dtype)
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"vectors must be a numeric 2-D array: {exc}") from None
     if arr.ndim != 2:
@@ -95,16 +107,18 @@ def as_counts(counts, n):
 
 
 class VectorStore:
-    """Words, one float32 vector per word, the word index, the norms and the per-word attributes.
+    """Words, one vector per word, the word index, the norms and the per-word attributes.
 
     Parameters
     ----------
     index_to_key : list of str
-        The words in row order, distinct (not checked here).
+        The words in row order, distinct (not checked here); ``None`` for a
+        row reserved ahead of its word.
     vectors : array_like, shape (len(index_to_key), dim)
-        Stored as C-contiguous float32 (without a copy when it already is).
+        Stored as C-contiguous ``dtype`` (without a copy when it already is).
     key_to_index : dict of str to int, optional
-        The word index; built from ``index_to_key`` on first use when None.
+        The word index; built from ``index_to_key`` on first use when None
+        (reserved rows left out).
     attributes : dict of str to numpy.ndarray, optional
         Per-word attributes, one value per word (``'count'``: the counts).
     source : str, optional
@@ -113,6 +127,12 @@ class VectorStore:
     check_values : bool, optional
         Refuse NaN and infinity in ``vectors`` (a loader that checked the
         file passes False, which skips a pass over a memory map).
+    dtype : numpy.dtype, optional
+        The matrix's type for the store's life: float32, float16 or float64
+        (checked by the caller, see :func:`w2v.formats.check_datatype`).
+    next_index : int, optional
+        The first row reserved ahead of its word (gensim's ``next_index``);
+        by default ``len(index_to_key)``: none is reserved.
 
     Raises
     ------
@@ -121,8 +141,11 @@ class VectorStore:
         least one column, or (``check_values``) holds NaN or infinity.
     """
 
-    def __init__(self, index_to_key, vectors, key_to_index=None, attributes=None, source=None, check_values=False):
+    def __init__(self, index_to_key, vectors, key_to_index=None, attributes=None, source=None, check_values=False,
+                 dtype=np.float32, next_index=None):
+        self._dtype = np.dtype(dtype)
         self._index_to_key = index_to_key
+        self._next = len(index_to_key) if next_index is None else next_index
         self._key_to_index = key_to_index
         self._scanned = None       # rows found by scanning the words while there is no index (see find)
         self._source = source
@@ -154,6 +177,9 @@ class VectorStore:
         if k2i is None:
             keys = self._index_to_key
             k2i = dict(zip(keys, range(len(keys))))
+            if None in k2i:                   # rows reserved ahead of their words
+                del k2i[None]
+                keys = [k for k in keys if k is not None]
             if len(k2i) != len(keys):
                 seen = set()
                 dup = next(k for k in keys if k in seen or seen.add(k))
@@ -200,6 +226,11 @@ class VectorStore:
         self._scanned[key] = found
         return found
 
+    @property
+    def next_index(self):
+        """The row the next new word takes when it is reserved (``None`` in :attr:`index_to_key`); gensim's name."""
+        return self._next
+
     def replace_keys(self, index_to_key):
         """Take ``index_to_key`` as the words, as it is.
 
@@ -223,8 +254,13 @@ class VectorStore:
     # ------------------------------------------------------------------ vectors
     @property
     def vectors(self):
-        """The (number of words, dim) float32 matrix, C-contiguous."""
+        """The (number of words, dim) matrix of :attr:`dtype`, C-contiguous."""
         return self._vectors
+
+    @property
+    def dtype(self):
+        """The type of the matrix (float32 unless another float type was asked for)."""
+        return self._dtype
 
     def set_vectors(self, value, check_values=True):
         """Take ``value`` as the vectors, one row per word, and drop the cached norms.
@@ -232,7 +268,7 @@ class VectorStore:
         Parameters
         ----------
         value : array_like
-            Stored as C-contiguous float32, without a copy when it already is.
+            Stored as C-contiguous :attr:`dtype`, without a copy when it already is.
         check_values : bool, optional
             Refuse NaN and infinity.
 
@@ -242,7 +278,7 @@ class VectorStore:
             ``value`` is not a numeric 2-D array of one row per word and at
             least one column, or (``check_values``) holds NaN or infinity.
         """
-        arr = as_matrix(value)
+        arr = as_matrix(value, self._dtype)
         if arr.shape[0] != len(self._index_to_key):
             raise ParameterError(
                 f"vectors has {arr.shape[0]} rows but the vocabulary has {len(self._index_to_key)} words"
@@ -263,34 +299,63 @@ class VectorStore:
         self.set_vectors(vectors, check_values=False)
 
     def add_rows(self, keys, rows):
-        """Append words that are not in the vocabulary, with their vectors.
+        """Add words that are not in the vocabulary, with their vectors; return their rows.
 
-        The words go after the last row, the index learns them, and every
-        attribute gets a 0 for each.
+        The words take the rows reserved ahead of them first (from
+        :attr:`next_index` on, while the row's key is ``None``), then go after
+        the last row; the index learns them, and every attribute gets a 0 for
+        each appended word.
 
         Parameters
         ----------
         keys : list of str
             New words, distinct (not checked here).
         rows : numpy.ndarray
-            float32, one row of ``dim`` values per word.
+            One row of ``dim`` values per word (cast to :attr:`dtype`).
+
+        Returns
+        -------
+        numpy.ndarray
+            The row of each word (intp).
         """
         k2i = self.key_to_index
-        n0 = len(self._index_to_key)
-        self._index_to_key = self._index_to_key + list(keys)
-        for offset, key in enumerate(keys):
-            k2i[key] = n0 + offset
+        keys = list(keys)
+        words = self._index_to_key
+        start = self._next
+        stop = start
+        while stop < len(words) and stop - start < len(keys) and words[stop] is None:
+            stop += 1
+        placed = np.arange(start, stop, dtype=np.intp)
+        if stop > start:
+            words[start:stop] = keys[:stop - start]
+            for row, key in zip(range(start, stop), keys):
+                k2i[key] = row
+            self.set_rows(placed, rows[:stop - start])
+        rest = keys[stop - start:]
+        n0 = len(words)
+        if rest:
+            self._index_to_key = words + rest
+            for offset, key in enumerate(rest):
+                k2i[key] = n0 + offset
+            with np.errstate(over="ignore"):   # the caller checked the values against dtype
+                grown = np.concatenate([self._vectors, rows[stop - start:].astype(self._dtype, copy=False)])
+            self.set_vectors(grown, check_values=False)
+            for attr in list(self._attributes):
+                self.fit_attribute(attr)
+            stop = len(self._index_to_key)
+        self._next = max(stop, self._next)
         self._scanned = None
-        self.set_vectors(np.concatenate([self._vectors, rows]), check_values=False)
-        for attr in list(self._attributes):
-            self.fit_attribute(attr)
+        return np.concatenate([placed, np.arange(n0, n0 + len(rest), dtype=np.intp)])
 
     def reorder(self, order):
         """Put the words in the order of the rows ``order`` (a permutation): vectors, attributes and index follow."""
         self._index_to_key = [self._index_to_key[i] for i in order.tolist()]
         for attr in list(self._attributes):
             self._attributes[attr] = self._attributes[attr][order]
-        self.set_key_index(dict(zip(self._index_to_key, range(len(self._index_to_key)))))
+        k2i = dict(zip(self._index_to_key, range(len(self._index_to_key))))
+        if k2i.pop(None, None) is not None:   # rows reserved ahead of their words: the next is the first
+            self._next = self._index_to_key.index(None)
+        self.set_key_index(k2i)
         self.set_vectors(self._vectors[order], check_values=False)
 
     # ------------------------------------------------------------------ norms
@@ -329,7 +394,10 @@ class VectorStore:
             The same without ``source``.
         """
         if self._norms is None or force:
-            norms, div, bad = row_norms(self._vectors)
+            vectors = self._vectors
+            if vectors.dtype == np.float16:    # float16 squares overflow from 256 on: the norms in float32
+                vectors = vectors.astype(np.float32)
+            norms, div, bad = row_norms(vectors)
             if bad >= 0:
                 what = (f"the vector of {self._index_to_key[bad]!r} (row {bad}) holds NaN or infinity, "
                         "or its norm passes half the float32 range")
@@ -344,7 +412,7 @@ class VectorStore:
         self.fill_norms()
         if self._normed is None:
             # zero rows are divided by 1 (see row_norms): they stay zero, without a warning
-            self._normed = np.ascontiguousarray(self._vectors / self._div[:, None], dtype=np.float32)
+            self._normed = np.ascontiguousarray(self._vectors / self._div[:, None], dtype=self._dtype)
         return self._normed
 
     def normalize_rows(self):
@@ -358,7 +426,7 @@ class VectorStore:
             np.divide(self._vectors, div, out=self._vectors)
             vectors = self._vectors
         else:
-            vectors = np.ascontiguousarray(self._vectors / div, dtype=np.float32)
+            vectors = np.ascontiguousarray(self._vectors / div, dtype=self._dtype)
         norms = np.where(self._norms == 0, np.float32(0), np.float32(1)).astype(np.float32)
         self.set_vectors(vectors, check_values=False)
         self._norms, self._div = norms, np.ones_like(norms)

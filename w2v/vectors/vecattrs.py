@@ -13,7 +13,24 @@ import numpy as np
 from ..errors import ParameterError
 from .terms import bad_key
 
-__all__ = ["allocate_vecattrs", "get_vecattr", "set_vecattr", "sort_by_descending_frequency", "vectors_for_all"]
+__all__ = ["allocate_vecattrs", "get_vecattr", "made_up_counts", "set_vecattr", "sort_by_descending_frequency",
+           "vectors_for_all"]
+
+
+def made_up_counts(n, records):
+    """gensim's counts of ``n`` words that come without any: ``records - row``, descending.
+
+    gensim's ``load_word2vec_format`` (without ``fvocab``) and
+    ``vectors_for_all`` give the word of row ``i`` the count
+    ``records - i``, where ``records`` is the number of records read
+    (duplicates included, which gensim counts) or of words kept.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, ``n`` values.
+    """
+    return records - np.arange(n, dtype=np.int64)
 
 
 class _TypeConflictError(ParameterError, TypeError):
@@ -111,9 +128,10 @@ def get_vecattr(self, key, attr):
     UnknownWordError
         ``key`` is not in the vocabulary.
     KeyError
-        No word has attribute ``attr`` (also a ParameterError); vectors
-        loaded from a word2vec file have no ``'count'`` unless loaded with
-        ``fvocab``.
+        No word has attribute ``attr`` (also a ParameterError).  Vectors
+        loaded by :meth:`load_word2vec_format` have a ``'count'`` (from
+        ``fvocab``, else gensim's made-up descending counts); vectors
+        loaded by :func:`w2v.load` from a word2vec file have none.
     """
     index = self.get_index(key)
     values = self.expandos.get(attr)
@@ -161,12 +179,15 @@ def vectors_for_all(self, keys, allow_inference=True, copy_vecattrs=False):
         give the same answer.
     copy_vecattrs : bool, optional
         Copy every attribute (:attr:`expandos`, the counts included).
-        Without it the new vectors have no attributes (gensim makes up
-        descending counts).
 
     Returns
     -------
     KeyedVectors
+        Of the same ``dtype``.  As gensim's, its words have made-up
+        descending counts (``len(words) - row``: the count of a word
+        loaded by :meth:`load_word2vec_format` without ``fvocab``), which
+        ``copy_vecattrs`` replaces with these vectors' counts when they
+        have some.
 
     Raises
     ------
@@ -184,7 +205,8 @@ def vectors_for_all(self, keys, allow_inference=True, copy_vecattrs=False):
             if key in k2i:
                 words.append(key)
     rows = np.array([k2i[w] for w in words], dtype=np.intp)
-    kv = type(self).from_trusted(words, np.ascontiguousarray(self.store.vectors[rows]), settings=self.settings)
+    kv = type(self).from_trusted(words, np.ascontiguousarray(self.store.vectors[rows]), counts=made_up_counts(
+        len(words), len(words)), settings=self.settings, dtype=self.store.dtype)
     if copy_vecattrs:
         for attr, values in self.expandos.items():
             kv.store.set_attribute(attr, values[rows])
