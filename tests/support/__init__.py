@@ -11,6 +11,6 @@ the way ``tests/<package>/`` folders are.
 - ``model_loads``: loads model directories in a child process (``python -m tests.support.model_loads``),
   timed and memory-capped.
 - ``plot_cases``: clustered vectors and a native model for the picture tests.
-- ``gensim_usage`` and ``gensim_usage_phrases``: code written for gensim, run as scripts on gensim
-  and on w2v with only the import changed.
+- ``gensim_usage``, ``gensim_usage_phrases`` and ``gensim_usage_vectors``: code written for gensim, run
+  as scripts on gensim and on w2v with only the import changed.
 """

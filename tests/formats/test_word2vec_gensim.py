@@ -9,7 +9,7 @@ import pytest
 from w2v.errors import FormatError, ParameterError, W2VError, WordDecodeError
 from w2v.formats import read_vocab_counts, read_word2vec
 
-from .formats_cases import raw_binary
+from ..support.formats_cases import raw_binary
 
 gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
 GKV = gensim_kv.KeyedVectors

@@ -1,5 +1,5 @@
 """KeyedVectors as gensim users build, fill, save and load them, written for gensim:
-tests/test_gensim_usage_vectors.py runs it twice, once as it is and once with the first import changed to
+tests/vectors/test_gensim_usage.py runs it twice, once as it is and once with the first import changed to
 ``from w2v import KeyedVectors``.
 
 Usage: python gensim_usage_vectors.py WORKDIR  (prints one JSON object)

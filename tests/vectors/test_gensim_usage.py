@@ -1,15 +1,16 @@
-"""Code written for gensim's KeyedVectors runs on w2v with only the import changed (tests/gensim_usage_vectors.py)."""
+"""Code written for gensim's KeyedVectors runs on w2v with only the import changed
+(tests/support/gensim_usage_vectors.py)."""
 import json
 import subprocess
 import sys
 
 import pytest
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 gensim = pytest.importorskip("gensim")
 
-SCRIPT = ROOT / "tests" / "gensim_usage_vectors.py"
+SCRIPT = ROOT / "tests" / "support" / "gensim_usage_vectors.py"
 GENSIM_IMPORT = "from gensim.models import KeyedVectors  # the line that changes\n"
 W2V_IMPORT = "from w2v import KeyedVectors  # the line that changes\n"
 
