@@ -6,6 +6,7 @@ rules it cannot express.
 import ast
 import io
 import tokenize
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +109,24 @@ def test_no_module_imports_another_modules_private_names():
 def test_the_checks_see_every_module():
     names = {_module_name(p) for p in SOURCES}
     assert {"w2v", "w2v.model.word2vec", "w2v.kernels.cpu", "w2v.formats.native", "w2v_cli.train"} <= names
+
+
+def test_every_numba_function_lives_in_the_kernels_package():
+    # w2v.kernels.cache.CACHED_FOLDERS names the one folder whose modules Numba caches; a @njit function
+    # elsewhere would compile in every run, or fail where the package cannot be written
+    from w2v.kernels.cache import CACHED_FOLDERS
+
+    kernels = ROOT / "w2v" / "kernels"
+    assert [Path(f) for f in CACHED_FOLDERS] == [kernels]
+    found = []
+    for path in SOURCES:
+        if path.is_relative_to(kernels):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "numba":
+                names = {a.name for a in node.names}
+                if names & {"njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil"}:
+                    found.append(f"{_rel(path)}:{node.lineno} imports {sorted(names)} from {node.module}")
+            if isinstance(node, ast.Attribute) and node.attr == "njit":
+                found.append(f"{_rel(path)}:{node.lineno} uses .njit")
+    assert not found, found
