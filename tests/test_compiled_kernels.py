@@ -7,11 +7,15 @@ and in a process that loads the kernel from its cache, the copies compiled into 
 import json
 import lzma
 import os
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from numba import njit
+
+from w2v.kernels.simd import vadd, vfma, vload, vmul, vstore
 
 from .conftest import BUNDLED, ROOT
 
@@ -77,3 +81,26 @@ def test_the_run_that_compiles_the_kernels_trains_the_bits_of_the_runs_that_load
         differ = [name for name in a.files if a[name].shape != b[name].shape or a[name].tobytes() != b[name].tobytes()]
         assert not differ, f"{len(differ)} of {len(a.files)} weight matrices differ: {differ}"
         assert all(np.isfinite(a[name]).all() for name in a.files)
+
+
+def test_the_simd_vectors_arithmetic_leaves_llvm_nothing_to_reorder():
+    # what keeps the sums over a row in one order in every compiled copy of a kernel: in a function
+    # compiled with fastmath, as the kernels are, the vectors' adds and multiplies keep no flag but
+    # nnan (Numba's fastmath pass would give an instruction without flags all of them) and the
+    # multiply-adds are llvm.fmuladd without flags (vsum is one reduction, in the order the code generator gives it)
+    @njit(fastmath=True, cache=False)
+    def step(a, b, c):
+        x = vload(a, 0, 16)
+        y = vload(b, 0, 16)
+        z = vload(c, 0, 16)
+        vstore(a, 0, 16, vadd(vadd(vmul(x, y), z), vfma(x, y, z)))
+
+    a, b, c = (np.arange(16, dtype=np.float32) + k for k in (1, 2, 3))
+    want = 2 * (a * b + c)   # small integers: every sum and product is exact, fused or not
+    step(a, b, c)
+    np.testing.assert_array_equal(a, want)
+    ir = step.inspect_llvm(step.signatures[0])
+    arithmetic = re.findall(r"= (f(?:add|mul)) ([a-z ]*)<16 x float>", ir)
+    fmas = re.findall(r"call ([a-z ]*)<16 x float> @llvm\.fmuladd\.v16f32", ir)
+    assert sorted(arithmetic) == [("fadd", "nnan "), ("fadd", "nnan "), ("fmul", "nnan ")]
+    assert fmas == [""]

@@ -12,7 +12,8 @@ A vector is an SSA value, so LLVM keeps it in a register (one zmm register on
 AVX-512, two ymm on AVX2; other targets split it as they must).
 
 The order of the arithmetic is the kernel's: ``vfma`` is ``llvm.fmuladd``, and
-``vadd`` and ``vmul`` carry no fast-math flags, so no LLVM pass reorders them;
+``vadd`` and ``vmul`` carry no fast-math flag but ``nnan`` (even in a function
+compiled with ``fastmath``), so no LLVM pass reorders or fuses them;
 ``vsum`` is one reduction, whose order the code generator fixes.  A function
 may be optimized more than once (on its own, and again as a copy in each
 caller's module), and Numba runs one or the other depending on whether the
@@ -27,6 +28,10 @@ from numba.extending import intrinsic, models, register_model
 LANES = 16
 _VEC = ir.VectorType(ir.FloatType(), LANES)
 _FAST = ("fast",)
+# vadd's and vmul's only flag: results are not NaN.  Numba's fastmath gives every float instruction
+# without flags all of them (reassociation included); one that has a flag keeps its own, and
+# "nnan" changes no result that is a number.
+_IN_ORDER = ("nnan",)
 
 
 class Float32Vector(types.Type):
@@ -167,7 +172,7 @@ def vadd(typingctx, a, b):
         return None
 
     def codegen(context, builder, signature, args):
-        return builder.fadd(args[0], args[1])
+        return builder.fadd(args[0], args[1], flags=_IN_ORDER)
 
     return float32xN(a, b), codegen
 
@@ -179,7 +184,7 @@ def vmul(typingctx, a, b):
         return None
 
     def codegen(context, builder, signature, args):
-        return builder.fmul(args[0], args[1])
+        return builder.fmul(args[0], args[1], flags=_IN_ORDER)
 
     return float32xN(a, b), codegen
 
