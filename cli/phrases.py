@@ -3,7 +3,7 @@ import time
 
 import click
 
-from w2v.text.scanning import TOKENIZERS
+from w2v.text.scanning import TOKENIZERS, scan_corpus
 from w2v.text.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import ParameterError
 from w2v.settings import MAX_THREADS, available_cores
@@ -15,7 +15,7 @@ from .train import check_distinct_outputs, check_outputs_not_corpus, check_writa
 def connector_words(value):
     """``--connector-words``: ``english`` (gensim's ENGLISH_CONNECTOR_WORDS), ``none``, or words
     separated by commas."""
-    from w2v.phrases.model import ENGLISH_CONNECTOR_WORDS
+    from w2v.phrases.model import ENGLISH_CONNECTOR_WORDS   # start-up: loads Numba (+0.5 s)
     if value is None or value.strip().lower() == "none":
         return frozenset()
     if value.strip().lower() == "english":
@@ -77,8 +77,7 @@ def phrases(corpus, output, save_model, apply_model, threads, quiet, **options):
         check_writable(output)
     check_outputs_not_corpus(list(corpus), output=output if output != "-" else None, save_model=save_model)
     report = (lambda text: None) if quiet else say
-    from w2v.text.scanning import scan_corpus
-    from w2v.phrases.corpus import join_frozen, learn_passes, write_phrased
+    from w2v.phrases.corpus import join_frozen, learn_passes, write_phrased   # start-up: loads Numba (+0.5 s)
 
     scanned = scan_corpus(list(corpus), tokenizer=options["tokenizer"], lowercase=options["lowercase"],
                           memory_budget=options["memory_budget"] << 20, threads=threads,
@@ -124,8 +123,8 @@ def _check_text_delimiter(settings):
 def _model_options(apply_model, options):
     """``(settings, passes, frozen)``: what to learn, or the saved phrases to join (checked before the
     corpus is read)."""
-    from w2v.phrases.settings import PhraseSettings, check_passes
-    from w2v.phrases.model import FrozenPhrases
+    from w2v.phrases.model import FrozenPhrases   # start-up: loads Numba (+0.5 s)
+    from w2v.phrases.settings import PhraseSettings, check_passes   # start-up: loads Numba (+0.5 s)
 
     if options["memory_budget"] < 0:
         raise ParameterError(f"--memory-budget must be >= 0 MiB (got {options['memory_budget']})")

@@ -5,13 +5,15 @@ import click
 
 from w2v.errors import OutputError, ParameterError
 from w2v.settings import check_relations
+from w2v.training.progress import Progress
 
 from .options import FLAG_NAMES
+from .vectors import model_path
 
 
 def check_model_dir(path, option):
     """Fail before training if a full model cannot be written to the directory ``path``."""
-    from w2v.formats import is_native_dir
+    from w2v.formats import is_native_dir   # start-up: loads scipy.linalg (+0.3 s)
 
     target = os.path.abspath(path)
     parent = os.path.dirname(target)
@@ -29,9 +31,7 @@ def check_model_dir(path, option):
 def load_for_resume(path, overrides):
     """Load the full model at ``path`` (or the copy an interrupted save left) and apply the explicitly
     given settings."""
-    from w2v.model.word2vec import Word2Vec
-
-    from .vectors import model_path
+    from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
     m = Word2Vec.load(model_path(path, "--resume ", full_model=True))
     try:
@@ -71,8 +71,6 @@ def describe(model):
 
 def checkpoint_hook(model, path, quiet):
     """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
-    from w2v.training.progress import Progress
-
     shown = Progress(1, model.settings, quiet=quiet)
 
     def hook(epoch):

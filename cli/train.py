@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 import w2v
-from w2v.util.atomic import creation_error
+import w2v.cuda
+from w2v.util.atomic import atomic_write_text, creation_error
 from w2v.model.checkpoints import parse_interval
 from w2v.text.scanning import resolve_inputs
 from w2v.errors import CorpusError, OutputError, ParameterError
@@ -20,6 +21,7 @@ from w2v.settings import available_cores
 
 from . import resume as full
 from .common import json_safe, one_line_errors, say
+from .dask_train import train_on_dask
 from .options import SettingFlags, setting_options
 
 
@@ -193,7 +195,7 @@ def train(corpus, **options):
     if cmd.report_json:
         write_report(cmd.report_json, report)
     if cmd.plot_training:
-        from w2v.plot import save_figure, training
+        from w2v.plot import save_figure, training   # start-up: loads scipy.linalg (+0.3 s)
         save_figure(training(report), cmd.plot_training)
     if demo:
         print_demo_neighbours(m.wv)
@@ -274,14 +276,13 @@ class TrainCommand:
             raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
         self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
         if flags["device"] == "cuda":   # one-line error before reading the corpus
-            from w2v.cuda import require_cuda
-            require_cuda()
+            w2v.cuda.require_cuda()
         check_distinct_outputs(**self.output_paths())
         check_writable(self.output)
         if self.report_json:
             check_writable(self.report_json)
         if self.plot_training:   # matplotlib and a known format, before the corpus is read
-            from w2v.plot.deps import format_of, require_matplotlib
+            from w2v.plot.deps import format_of, require_matplotlib   # start-up: loads scipy.linalg (+0.3 s)
             format_of(self.plot_training)
             require_matplotlib()
             check_writable(self.plot_training)
@@ -305,7 +306,7 @@ class TrainCommand:
 
     def make_model(self):
         """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
-        from w2v.model.word2vec import Word2Vec
+        from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
         if self.resume:
             m = full.load_for_resume(self.resume, self.flags.explicit_settings())
@@ -322,7 +323,6 @@ class TrainCommand:
             hook, within = None, {"checkpoint": self.checkpoint, "checkpoint_every": self.checkpoint_every,
                                   "checkpoint_words": self.checkpoint_words}
         if self.on_dask:
-            from .dask_train import train_on_dask
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.flags["round_words"],
                           self.flags["threads"], self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
@@ -341,7 +341,7 @@ class TrainCommand:
         """What ``--phrases`` gives the model: ``"auto"``, the saved phrases of DIR, or ``None``."""
         if self.phrases is None or self.phrases == "auto":
             return self.phrases
-        from w2v.phrases.model import FrozenPhrases
+        from w2v.phrases.model import FrozenPhrases   # start-up: loads Numba (+0.5 s)
         return FrozenPhrases.load(self.phrases)
 
     def save(self, m, shown):
@@ -393,8 +393,6 @@ def reproducibility(m):
 
 def write_report(path, report):
     """Write ``--report-json`` (atomically)."""
-    from w2v.util.atomic import atomic_write_text
-
     atomic_write_text(path, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
 
 

@@ -4,6 +4,7 @@
 >>> m = Word2Vec(dim=100).train("corpus.txt")      # doctest: +SKIP
 >>> kv = load("vectors.bin")                       # doctest: +SKIP
 """
+import importlib
 
 __version__ = "0.1.0"
 
@@ -31,10 +32,8 @@ _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fas
 
 def __getattr__(name):
     if name == "plot":   # the pictures (w2v.plot.word_map, w2v.plot.training) after a plain `import w2v`
-        import importlib
         return importlib.import_module("w2v.plot")
     if name in _LAZY:
-        import importlib
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)
         globals()[name] = value

@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from . import corpus_api, gensim_api
+from . import corpus_api, gensim_api, persist
 from ..errors import ParameterError, VocabularyError
 from ..settings import TABLE_SETTINGS, Settings, changed_settings
 from ..training.callbacks import CallbackRun
@@ -40,6 +40,7 @@ from ..training.sampling import build_tables
 from ..training.weights import fresh_weights, grow_weights
 from ..training.lifecycle import MID_EPOCH_KEYS
 from ..util.aliases import renamed
+from ..vectors.keyed import KeyedVectors, save_word2vec_format
 from .gensim_api import check_totals, lifecycle_event, train_at_once, train_result, train_setting_changes
 from .gensim_params import constructor_arguments, constructor_signature
 from .reader import CorpusReader, corpus_source_for, same_corpus
@@ -469,7 +470,8 @@ report_delay, compute_loss, callbacks
         self.compute_loss = bool(compute_loss)
 
     def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
-        from ..distributed import train_distributed   # Dask: an optional extra
+        # start-up: the Dask back end (+10 to 70 ms) loads for a cluster run only
+        from ..distributed import train_distributed
         corpus = cluster_corpus(source, self.settings, options.pop("checkpoint"), allow_binary)
         if corpus is not None:
             self._source = source
@@ -552,14 +554,12 @@ report_delay, compute_loss, callbacks
         if self.vocab is None:
             raise VocabularyError("model has no vocabulary yet")
         if self._wv is None:
-            from ..vectors.keyed import KeyedVectors
             self._wv = KeyedVectors(self.vocab.words, self.syn0, counts=self.vocab.counts,
                                     settings=self.settings.to_dict())
         return self._wv
 
     def save_word2vec(self, path, binary=True):
         """Write the vectors in word2vec.c's binary (default) or text format, atomically."""
-        from ..vectors.keyed import save_word2vec_format
         save_word2vec_format(self.wv, path, binary=binary)
 
     def save(self, path):
@@ -571,8 +571,7 @@ report_delay, compute_loss, callbacks
         native vectors directory, so ``w2v.load(path)`` reads its vectors.
         See :mod:`w2v.model.persist`.
         """
-        from .persist import save_model
-        save_model(self, path)
+        persist.save_model(self, path)
 
     @classmethod
     def load(cls, path, rethrow=False):
@@ -585,8 +584,7 @@ report_delay, compute_loss, callbacks
         w2v.errors.FormatError
             A file is missing, truncated or corrupt (the message names it).
         """
-        from .persist import load_model
-        return load_model(cls, path)
+        return persist.load_model(cls, path)
 
     def close(self):
         """Release the encoded corpus (and its temporary file, if any) and the corpus it came from."""

@@ -20,6 +20,8 @@ import numpy as np
 
 from . import tables as phrase_tables
 from ..errors import ParameterError
+from ..text.encoded import IdStream
+from ..text.scanning import scan_corpus
 from .joining import PhraseJoining
 from .scoring import is_phrase, npmi_scorer, original_scorer, score_pairs
 from .settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings
@@ -177,7 +179,6 @@ class Phrases(PhraseJoining):
             A sentence that is a string, or a token that is not a non-empty string.
         """
         if _is_paths(sentences):
-            from ..text.scanning import scan_corpus
             paths = [os.fspath(sentences)] if isinstance(sentences, (str, os.PathLike)) else \
                 [os.fspath(p) for p in sentences]
             scanned = scan_corpus(paths, threads=self.threads, **self.read_options)
@@ -193,7 +194,6 @@ class Phrases(PhraseJoining):
             stream.close()
 
     def _sentence_stream(self, sentences):
-        from ..text.encoded import IdStream
         stream = IdStream(self.read_options["memory_budget"])
         index = self._word_index()
         buf = []
@@ -325,7 +325,7 @@ class Phrases(PhraseJoining):
     def save(self, path):
         """Save the counts in the folder ``path`` (JSON, a words file and ``.npy`` arrays; no pickle),
         atomically.  See :mod:`w2v.phrases.files`."""
-        from .files import save_counts
+        from .files import save_counts   # start-up: loads scipy.linalg (+0.3 s), for files only
         save_counts(path, self)
 
     @classmethod
@@ -337,7 +337,7 @@ class Phrases(PhraseJoining):
         FormatError
             A missing, corrupt or foreign model folder (the message names the file).
         """
-        from .files import load_counts
+        from .files import load_counts   # start-up: loads scipy.linalg (+0.3 s), for files only
         return load_counts(cls, path)
 
     def restore(self, tokens, unigram, keys, runs, counts, run_offsets, run_tokens, corpus_word_count, min_reduce,
@@ -557,7 +557,7 @@ class FrozenPhrases(PhraseJoining):
     def save(self, path):
         """Save the phrases in the folder ``path`` (JSON, a words file and ``.npy`` arrays; no pickle),
         atomically.  See :mod:`w2v.phrases.files`."""
-        from .files import save_frozen
+        from .files import save_frozen   # start-up: loads scipy.linalg (+0.3 s), for files only
         save_frozen(path, self)
 
     @classmethod
@@ -581,5 +581,5 @@ def load_phrases(path):
     FormatError
         A missing, corrupt or foreign model folder (the message names the file).
     """
-    from .files import load_any
+    from .files import load_any   # start-up: loads scipy.linalg (+0.3 s), for files only
     return load_any(Phrases, FrozenPhrases, path)
