@@ -90,7 +90,7 @@ class CorpusReading:
         if source.reads_files:
             stats = _file_stats(source.paths)
             scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, progress_stream, next_step,
-                                                       allow_binary)
+                                                       allow_binary, self.vocab.words if self.vocab else None)
         else:
             scanned, reporter, t0 = self._scan_iterable(source.iterable, quiet, progress_stream, next_step)
         if source.phrases is not None:   # files and sentences alike: joined on the id stream

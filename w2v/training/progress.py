@@ -180,7 +180,8 @@ def _fmt_seconds(s):
 
 
 def scan_with_progress(corpus, settings, quiet=True, stream=None,
-                       next_step="building the vocabulary and encoding the corpus", allow_binary=False):
+                       next_step="building the vocabulary and encoding the corpus", allow_binary=False,
+                       vocabulary=None):
     """Tokenize a corpus once (:func:`w2v.text.scanning.scan_corpus`) as ``settings`` say, reporting progress.
 
     Progress goes through :meth:`Progress.status` (redrawn in place on a
@@ -193,7 +194,9 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
     corpus : str or list of str
         Files, directories or ``"-"``.
     settings : w2v.settings.Settings
-        ``tokenizer``, ``lowercase``, ``memory_budget`` and ``threads`` apply.
+        ``tokenizer``, ``lowercase``, ``memory_budget``, ``threads`` and
+        ``min_count`` apply (past the budget, the scan lists only the words
+        occurring ``min_count`` times: :func:`w2v.text.scanning.scan_corpus`).
     quiet : bool
         No progress on stderr.
     stream : file object, optional
@@ -202,6 +205,9 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
         What follows the scan, for its last status.
     allow_binary : bool
         Read inputs that do not look like text (see :func:`w2v.text.scanning.scan_corpus`).
+    vocabulary : sequence of str, optional
+        Words the scan lists whatever their counts (the model's, to encode
+        the corpus with it or to update it).
 
     Returns
     -------
@@ -227,7 +233,7 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
 
     scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
                           memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads,
-                          allow_binary=allow_binary)
+                          allow_binary=allow_binary, min_count=s.min_count, vocabulary=vocabulary)
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0
