@@ -457,3 +457,78 @@ def test_a_sentinel_and_unlisted_ids_are_what_the_stream_holds(tmp_path, tiny_ta
     ids = ids_of(got)
     assert ids.min() == UNLISTED and ids.max() == len(got.words) - 1
     assert np.count_nonzero(ids == SENTINEL) == got.n_sentences
+
+
+# --------------------------------------------------------------------------- the kernels
+def random_keys(rng, n, alphabet=(0x61, 0x62, 0x80, 0xBF, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F, 0xEF, 0xBD,
+                                  0xF0, 0x90, 0xF4, 0x8F, 0xF5, 0xFF, 0xC0)):
+    keys = [bytes(rng.choice(alphabet, int(rng.integers(0, 7))).astype(np.uint8)) for _ in range(n)]
+    lens = np.fromiter(map(len, keys), np.int64, n)
+    return keys, np.frombuffer(b"".join(keys) + b"\0", np.uint8), np.cumsum(lens) - lens, lens
+
+
+def test_invalid_utf8_is_what_pythons_decoder_refuses():
+    from w2v.kernels.spill import invalid_utf8
+    rng = np.random.default_rng(1)
+    keys, buf, starts, lens = random_keys(rng, 20_000)
+    keys += ["héllo".encode(), "€".encode(), "\U0010FFFF".encode(), "\ufffd".encode(), b"\xed\xa0\x80", b"\xf4\x90"]
+    buf = np.frombuffer(b"".join(keys) + b"\0", np.uint8)
+    lens = np.fromiter(map(len, keys), np.int64, len(keys))
+    starts = np.cumsum(lens) - lens
+    out = np.zeros(len(keys), np.bool_)
+    bad = invalid_utf8(buf, starts, lens, out)
+
+    def refused(k):
+        try:
+            k.decode("utf-8")
+            return False
+        except UnicodeDecodeError:
+            return True
+
+    want = np.array([refused(k) for k in keys])
+    assert np.array_equal(out, want) and bad == want.sum() and 0 < bad < len(keys)
+
+
+def test_merge_keys_adds_up_records_by_key_as_a_dict_does():
+    from w2v.kernels.spill import find_keys, merge_keys
+    rng = np.random.default_rng(2)
+    keys, buf, starts, lens = random_keys(rng, 30_000, alphabet=(0x61, 0x62, 0x63))
+    n = len(keys)
+    counts = rng.integers(1, 10, n)
+    firsts = rng.permutation(n).astype(np.int64)
+    table = np.full(1 << (2 * n - 1).bit_length(), -1, np.int64)
+    word_record, word_count, word_first = (np.empty(n, np.int64) for _ in range(3))
+    record_word = np.empty(n, np.int32)
+    nw = merge_keys(buf, starts, lens, counts, firsts, table, word_record, word_count, word_first, record_word)
+    want = {}
+    for k, c, f in zip(keys, counts.tolist(), firsts.tolist()):
+        total, first = want.get(k, (0, f))
+        want[k] = (total + c, min(first, f))
+    assert nw == len(want)
+    assert {keys[word_record[w]]: (word_count[w], word_first[w]) for w in range(nw)} == want
+    assert all(keys[word_record[record_word[i]]] == keys[i] for i in range(n))
+    # the table finds exactly the merged keys (and nothing else) in other records
+    others, obuf, ostarts, olens = random_keys(np.random.default_rng(3), 5000, alphabet=(0x61, 0x62, 0x63, 0x64))
+    found = np.zeros(len(others), np.bool_)
+    # find_keys needs word w to be known record w: the merged words' keys, laid out in that order
+    kbuf = np.frombuffer(b"".join(keys[word_record[w]] for w in range(nw)) + b"\0", np.uint8)
+    klens = lens[word_record[:nw]]
+    kstarts = np.cumsum(klens) - klens
+    ktable = np.full(table.size, -1, np.int64)
+    merge_keys(kbuf, kstarts, klens, np.zeros(nw, np.int64), np.zeros(nw, np.int64), ktable, np.empty(nw, np.int64),
+               np.empty(nw, np.int64), np.empty(nw, np.int64), np.empty(nw, np.int32))
+    find_keys(obuf, ostarts, olens, np.arange(len(others)), ktable, kbuf, kstarts, klens, found)
+    assert found.tolist() == [k in want for k in others] and 0 < found.sum() < len(others)
+
+
+def test_partition_order_is_a_stable_sort_by_the_chosen_bits():
+    from w2v.kernels.spill import partition_order
+    rng = np.random.default_rng(4)
+    hashes = rng.integers(0, 2 ** 63, 10_000, dtype=np.uint64) * np.uint64(2)
+    for shift, n_parts in ((58, 64), (30, 8), (0, 1)):
+        order = np.empty(hashes.size, np.int64)
+        bounds = np.empty(n_parts + 1, np.int64)
+        partition_order(hashes, shift, n_parts, order, bounds)
+        part = ((hashes >> np.uint64(shift)) & np.uint64(n_parts - 1)).astype(np.int64)
+        assert np.array_equal(order, np.argsort(part, kind="stable"))
+        assert np.array_equal(bounds, np.concatenate([[0], np.cumsum(np.bincount(part, minlength=n_parts))]))

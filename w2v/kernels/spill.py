@@ -6,6 +6,8 @@ of its table (a *generation*) to partition files and starts an empty table
 
 * :func:`key_hashes` hashes keys as :func:`~w2v.kernels.tokenize.split_tokens`
   hashes tokens, so a word keeps its hash (and partition) from the scan on;
+* :func:`partition_order` orders records by the bits of their hashes that
+  pick their partition (a stable counting sort);
 * :func:`invalid_utf8` flags the keys that are not UTF-8 (they are counted
   under the bytes of the word they decode to, as the in-memory scan merges
   them);
@@ -32,6 +34,28 @@ def key_hashes(keys, starts, lens, out):
     """``out[i]``: the token hash (:func:`~w2v.kernels.tokenize.bytes_hash`) of ``keys[starts[i]:][:lens[i]]``."""
     for i in range(lens.size):
         out[i] = bytes_hash(keys, starts[i], lens[i])
+
+
+@njit(**OPTIONS)
+def partition_order(hashes, shift, n_parts, order, bounds):
+    """Order records by partition ``(hashes >> shift) & (n_parts - 1)``, keeping their order within one.
+
+    ``order`` (``hashes.size``) receives the records partition by partition;
+    ``bounds`` (``n_parts + 1``) where each partition's records begin, and
+    the end.
+    """
+    mask = np.uint64(n_parts - 1)
+    sh = np.uint64(shift)
+    bounds[:] = 0
+    for i in range(hashes.size):
+        bounds[np.int64((hashes[i] >> sh) & mask) + 1] += 1
+    for p in range(n_parts):
+        bounds[p + 1] += bounds[p]
+    fill = bounds[:n_parts].copy()
+    for i in range(hashes.size):
+        p = np.int64((hashes[i] >> sh) & mask)
+        order[fill[p]] = i
+        fill[p] += 1
 
 
 @njit(**OPTIONS)

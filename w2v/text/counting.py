@@ -175,11 +175,9 @@ class BoundedCount:
         _kernels().key_hashes(keys, starts, lens, hashes)
         bits = files.n_files.bit_length() - 1
         used = 0 if level == 0 else self.partition_bits + (level - 1) * (SPLIT.bit_length() - 1)
-        shift = 64 - used - bits
-        part = ((hashes >> np.uint64(shift)) & np.uint64(files.n_files - 1)).astype(np.int64) if bits else \
-            np.zeros(lens.size, np.int64)
-        order = np.argsort(part, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(part, minlength=files.n_files))])
+        order = np.empty(lens.size, np.int64)
+        bounds = np.empty(files.n_files + 1, np.int64)
+        _kernels().partition_order(hashes, 64 - used - bits if bits else 0, files.n_files, order, bounds)
         out = np.empty(int(lens.sum()), np.uint8)
         _kernels().gather_keys(order, starts, lens, keys, out, -1)
         sorted_lens = lens[order]
