@@ -73,6 +73,24 @@ def test_a_spilled_scan_lists_the_words_counts_and_ids_of_the_in_memory_scan(tmp
     assert (got.n_tokens, got.n_sentences, got.n_distinct) == (ref.n_tokens, ref.n_sentences, len(ref.words))
 
 
+@pytest.mark.parametrize("tokenizer,lowercase", [("whitespace", True), ("simple", False), ("char", False)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_python_tokenizers_spill_too(tmp_path, tiny_tables, tokenizer, lowercase, threads):
+    text = make_corpus(23).replace("w1", "W1,é").replace("u1", "U-1") + "Ω ω. ΩΩ\n"
+    if tokenizer == "char":                       # enough distinct characters to fill a few tables
+        text += " ".join(chr(c) for c in range(0x4E00, 0x4E00 + 2000)) + "\n"
+    p = tmp_path / "c.txt"
+    p.write_text(text, encoding="utf-8")
+    kw = dict(tokenizer=tokenizer, lowercase=lowercase, threads=threads, chunk_chars=1000)
+    ref, got = scan_both([str(p)], budget=2 * TINY, **kw)
+    assert list(got.words) == ref.words and np.array_equal(got.counts, ref.counts)
+    assert np.array_equal(ids_of(got), ids_of(ref))
+    assert (got.n_tokens, got.n_sentences) == (ref.n_tokens, ref.n_sentences)
+    present = {"whitespace": ("ωω", "ω."), "simple": ("ωω", "ω"), "char": ("Ω", ".")}[tokenizer]
+    absent = {"whitespace": "Ω", "simple": "ω.", "char": "ωω"}[tokenizer]
+    assert set(present) <= set(got.words) and absent not in got.words
+
+
 @pytest.mark.parametrize("min_count,max_vocab", [(2, None), (3, None), (5, 40), (2, 7)])
 def test_a_spilled_scan_gives_the_vocabulary_and_encoded_corpus_of_the_in_memory_scan(tmp_path, tiny_tables,
                                                                                      min_count, max_vocab):

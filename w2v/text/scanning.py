@@ -16,11 +16,10 @@ split by the training kernel, never truncated.
 Which files a corpus names, how each is opened and whether it is text is
 :mod:`w2v.text.inputs`'s to decide (:func:`resolve_inputs` is re-exported here).
 """
-import itertools
 import os
 import re
 import warnings
-from collections import defaultdict, deque
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -254,8 +253,7 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         at least :data:`w2v.text.counting.MIN_TABLE_BYTES`); the ids stay in
         RAM while they and the tables fit in it, then go to a temporary
         file.  Past the budget, the counts spill to temporary files in
-        ``tmpdir`` (whitespace tokenizer without ``lowercase``; the others
-        count in memory).
+        ``tmpdir``.
     chunk_chars : int
         Characters read at a time.
     tmpdir : str, optional
@@ -264,9 +262,10 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         each chunk of the whitespace byte scan, every 65,536 or so tokens of
         the others) and once at its end.
     threads : int
-        With 2 or more, the whitespace tokenizer (without ``lowercase``) splits
-        one chunk while a second thread counts the ones before (up to
-        :data:`SCAN_LAG` behind); the result is the same.
+        With 2 or more, one chunk is split (the whitespace tokenizer without
+        ``lowercase``) or tokenized (the others) while a second thread counts
+        the ones before (up to :data:`SCAN_LAG` behind); the result is the
+        same.
     allow_binary : bool
         Read inputs that do not look like text.  By default an input is
         refused when its first 65,536 characters hold a NUL byte, or more
@@ -300,23 +299,21 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         raise ParameterError(f"unknown tokenizer {tokenizer!r} (choose from {', '.join(TOKENIZERS)})")
     stream = IdStream(memory_budget, tmpdir)
     replaced_before = replaced_sequences()
-    spill = None
+    counter = BoundedCount(memory_budget, min_count, vocabulary, tmpdir)
     try:
         if tokenizer == "whitespace" and not lowercase:
-            counter = BoundedCount(memory_budget, min_count, vocabulary, tmpdir)
-            try:
-                words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress, threads,
-                                                                   allow_binary, counter)
-                spill = counter.stats or None
-            finally:
-                counter.close()
+            words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress, threads,
+                                                               allow_binary, counter)
         else:
-            words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase,
-                                                              chunk_chars, progress, allow_binary)
+            words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase, chunk_chars,
+                                                              progress, allow_binary, counter, threads)
         stream.finish()
     except BaseException:
         stream.close()
         raise
+    finally:
+        counter.close()
+    spill = counter.stats or None
     if n_tokens == 0:
         stream.close()
         raise CorpusError("corpus is empty: no tokens in " + ", ".join(files))
@@ -362,61 +359,41 @@ def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace
                   stacklevel=stacklevel)
 
 
-def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress, allow_binary=False):
-    """The general scan: decoded text, Python tokenizers, a dict of provisional ids."""
-    next_id = itertools.count().__next__
-    index = defaultdict(next_id)  # word -> provisional id, assigned on first sight
-    lookup = index.__getitem__
-    counts = np.zeros(1024, np.int64)
-    n_tokens = 0
-    n_sentences = 0
-    chars = [0]
+def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress, allow_binary=False, counter=None,
+               threads=1):
+    """The general scan: the text decoded and split by the Python tokenizers.
 
-    def on_bytes(n):
-        chars[0] += n
-
-    pending = []       # lists of tokens waiting to be encoded together
-    pending_ends = []  # per piece: True if a sentence ends after it
+    The tokens of each batch of about 65,536 are joined by spaces, with a
+    ``\n`` after each sentence, and counted by the byte scan
+    (:class:`_ByteScan`, in ``counter`` as :func:`_scan_bytes` counts), which
+    splits them back one for one: no token holds whitespace.  So the counts
+    keep to the memory budget here too, and the ids are in order of first
+    occurrence.
+    """
+    if counter is None:
+        counter = BoundedCount(stream.memory_budget, tmpdir=stream.tmpdir)
+    scan = _ByteScan(stream, chunk_chars, progress, threads, counter)
+    pending = []       # tokens joined by spaces, each piece followed by " " or (a sentence end) "\n"
     pending_len = 0
-
-    def flush():
-        nonlocal counts, n_tokens, pending_len
-        flat = list(itertools.chain.from_iterable(pending))
-        ids = np.fromiter(map(lookup, flat), dtype=np.int32, count=len(flat))
-        if len(index) > counts.size:
-            grown = np.zeros(max(len(index), 2 * counts.size), np.int64)
-            grown[:counts.size] = counts
-            counts = grown
-        if ids.size:
-            counts[:len(index)] += np.bincount(ids, minlength=len(index))
-        # interleave sentinels after the pieces that end a sentence
-        lens = np.fromiter(map(len, pending), dtype=np.int64, count=len(pending))
-        ends = np.asarray(pending_ends, dtype=bool)
-        out = np.empty(ids.size + int(ends.sum()), np.int32)
-        offsets = np.cumsum(lens) + np.cumsum(ends)   # position after each piece (+ its sentinel)
-        out[offsets[ends] - 1] = SENTINEL
-        mask = np.ones(out.size, bool)
-        mask[offsets[ends] - 1] = False
-        out[mask] = ids
-        stream.append(out)
-        n_tokens += ids.size
-        pending.clear()
-        pending_ends.clear()
-        pending_len = 0
-        if progress is not None:
-            progress(chars[0], n_tokens)
-
-    for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, on_bytes, allow_binary):
-        pending.append(toks)
-        pending_ends.append(ends)
-        pending_len += len(toks) + 1
-        if ends:
-            n_sentences += 1
-        if pending_len >= (1 << 16):
-            flush()
-    flush()
-    words = list(index.keys())
-    return words, counts[:len(words)].copy(), n_tokens, n_sentences
+    try:
+        for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, scan.count_read, allow_binary):
+            pending.append(" ".join(toks))
+            pending.append("\n" if ends else " ")
+            pending_len += len(toks) + 1
+            if pending_len >= (1 << 16):
+                scan.count_text("".join(pending))
+                pending.clear()
+                pending_len = 0
+        if pending:
+            scan.count_text("".join(pending))
+        scan.collect()
+    finally:
+        scan.close()
+    if progress is not None:
+        progress(scan.done, scan.n_tokens)
+    n_sentences = counter.n_lines
+    words, counts = _counted_words(counter, stream, scan.generation_starts)
+    return words, counts, scan.n_tokens, n_sentences
 
 
 def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=False, counter=None):
@@ -449,15 +426,20 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=Fa
     if progress is not None:
         progress(scan.done, scan.n_tokens)
     n_sentences = counter.n_lines + len(files)
-    if counter.spilled:
-        stream.finish()
-        words, counts = counter.finish(stream, scan.generation_starts)
-        return words, counts, scan.n_tokens, n_sentences
-    words = counter.vocab.words()
-    counts = counter.vocab.counts[:len(words)].copy()
-    if len(set(words)) < len(words):
+    words, counts = _counted_words(counter, stream, scan.generation_starts)
+    if not counter.spilled and len(set(words)) < len(words):   # a spilled count merged them on disk
         words, counts = _merge_same_words(words, counts, stream)
     return words, counts, scan.n_tokens, n_sentences
+
+
+def _counted_words(counter, stream, generation_starts):
+    """The words the count lists and their counts: those of its tables, or after a spill those of
+    :meth:`~w2v.text.counting.BoundedCount.finish` (which rewrites the stream's ids)."""
+    if counter.spilled:
+        stream.finish()
+        return counter.finish(stream, generation_starts)
+    words = counter.vocab.words()
+    return words, counter.vocab.counts[:len(words)].copy()
 
 
 class _ByteScan:
@@ -488,6 +470,16 @@ class _ByteScan:
             if written:
                 self.stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
             self.n_tokens += written - newlines
+
+    def count_read(self, n):
+        """Record ``n`` more characters (or bytes) read, for progress."""
+        self.done += n
+
+    def count_text(self, text):
+        """Split and count ``text`` (a ``str``), whole tokens each followed by a space or a ``\n``."""
+        self.split(text.encode("utf-8"), True)
+        if self.progress is not None:
+            self.progress(self.done, self.n_tokens)
 
     def read_file(self, path, check):
         """Split and count one input, chunk by chunk, checking that it is text (``check``, a
