@@ -9,7 +9,10 @@ the Zipf words drawn at least once; ``--distinct D`` sets the tail so that
 the expected total is ``D`` (the exact count is printed at the end, on
 stderr, with the counts' checksum).
 
-Lines hold on average ``--line-tokens`` tokens (geometric lengths).  The
+Lines hold on average ``--line-tokens`` tokens (geometric lengths).
+``--counts FILE`` writes the exact count of every Zipf word drawn and the
+position of its first occurrence (token index), tab-separated: a reference
+for the vocabulary of the corpus (a unique string occurs once).  The
 output is the same for the same arguments and seed, whatever the machine:
 each block of :data:`BLOCK_TOKENS` tokens is drawn from its own random
 stream (:class:`numpy.random.SeedSequence` spawned from the seed).  Words
@@ -127,8 +130,10 @@ def draw_zipf(rng, n, keep, alias):
     return np.where(rng.random(n) < keep[i], i, alias[i])
 
 
-def generate(out, tokens, unique, zipf_words, exponent, line_tokens, seed):
-    """Write the corpus to the binary file ``out``; return ``(bytes, distinct, checksum)``."""
+def generate(out, tokens, unique, zipf_words, exponent, line_tokens, seed, first=None):
+    """Write the corpus to the binary file ``out``; return ``(bytes, distinct, checksum, counts)``.
+
+    ``first``, when given (int64, ``zipf_words``, all ``-1``), receives each Zipf word's first token index."""
     table, lengths = zipf_vocabulary(zipf_words)
     keep, alias = alias_table(np.diff(zipf_cdf(zipf_words, exponent), prepend=0.0))
     out_buf = np.empty(BLOCK_TOKENS * (max(UNIQUE_WIDTH, table.shape[1]) + 1), np.uint8)
@@ -139,10 +144,10 @@ def generate(out, tokens, unique, zipf_words, exponent, line_tokens, seed):
     unique_done = 0
     for b in range(n_blocks):
         rng = np.random.default_rng(streams[b])
-        first = b * BLOCK_TOKENS
-        n = min(BLOCK_TOKENS, tokens - first)
+        first_token = b * BLOCK_TOKENS
+        n = min(BLOCK_TOKENS, tokens - first_token)
         # the unique strings of this block: an exact share of the tail (the rounding carries over)
-        u_end = (unique * (first + n)) // tokens
+        u_end = (unique * (first_token + n)) // tokens
         n_unique = u_end - unique_done
         ids = draw_zipf(rng, n, keep, alias)
         pos = rng.choice(n, size=n_unique, replace=False) if n_unique else np.empty(0, np.int64)
@@ -153,12 +158,16 @@ def generate(out, tokens, unique, zipf_words, exponent, line_tokens, seed):
         values = np.arange(unique_done, u_end, dtype=np.int64)
         unique_done = u_end
         seen += np.bincount(ids[ids >= 0], minlength=zipf_words)
+        if first is not None:
+            words, at = np.unique(ids, return_index=True)
+            new = (words >= 0) & (first[np.maximum(words, 0)] < 0)
+            first[words[new]] = first_token + at[new]
         size = format_block(ids, values, ends, table, lengths, out_buf)
         out.write(memoryview(out_buf)[:size])
         written += size
     distinct = int(np.count_nonzero(seen)) + unique
     checksum = int(np.sum(seen * np.arange(1, zipf_words + 1, dtype=np.int64)) % (1 << 61))
-    return written, distinct, checksum
+    return written, distinct, checksum, seen
 
 
 def main(argv=None):
@@ -172,6 +181,8 @@ def main(argv=None):
     ap.add_argument("--line-tokens", type=float, default=100, help="mean tokens per line")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-o", "--output", default="-", help="file to write, or - for stdout")
+    ap.add_argument("--counts", default=None, metavar="FILE",
+                    help="write each Zipf word drawn, its count and first token index (tab-separated)")
     args = ap.parse_args(argv)
     tokens = int(args.tokens)
     zipf_words = int(args.zipf_words)
@@ -186,15 +197,21 @@ def main(argv=None):
     if unique > tokens or unique >= 1 << 32:
         ap.error(f"a tail of {unique:,} unique strings does not fit {tokens:,} tokens (or 2**32)")
     t0 = time.perf_counter()
+    first = np.full(zipf_words, -1, np.int64) if args.counts else None
+    run = (tokens, unique, zipf_words, args.exponent, args.line_tokens, args.seed, first)
     if args.output == "-":
         out = sys.stdout.buffer
-        written, distinct, checksum = generate(out, tokens, unique, zipf_words, args.exponent, args.line_tokens,
-                                               args.seed)
+        written, distinct, checksum, seen = generate(out, *run)
         out.flush()
     else:
         with open(args.output, "wb", buffering=1 << 22) as out:
-            written, distinct, checksum = generate(out, tokens, unique, zipf_words, args.exponent,
-                                                   args.line_tokens, args.seed)
+            written, distinct, checksum, seen = generate(out, *run)
+    if args.counts:
+        table, lengths = zipf_vocabulary(zipf_words)
+        drawn = np.flatnonzero(seen)
+        with open(args.counts, "w", encoding="ascii") as f:
+            for w in drawn.tolist():
+                f.write(f"{table[w, :lengths[w]].tobytes().decode()}\t{seen[w]}\t{first[w]}\n")
     print(f"gen_corpus: {tokens:,} tokens, {distinct:,} distinct strings ({unique:,} unique), "
           f"{written:,} bytes in {time.perf_counter() - t0:.1f}s; zipf checksum {checksum}", file=sys.stderr)
 

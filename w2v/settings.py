@@ -64,7 +64,7 @@ class Settings:
     max_sentence_length: int = 10000
     tokenizer: str = "whitespace"
     lowercase: bool = False
-    memory_budget: int = DEFAULT_MEMORY_BUDGET
+    memory_budget: int = DEFAULT_MEMORY_BUDGET   # bytes of RAM for reading the corpus: counting tables + ids in RAM
     device: str = "cpu"             # "cpu" or "cuda" (numba.cuda kernels, see w2v.cuda)
     deterministic: bool = False     # lanes and rounds: the same vectors at any thread count (w2v.training.lanes)
     lanes: int = 8                  # deterministic mode: the lanes the corpus is split into (w2v.training.lanes)

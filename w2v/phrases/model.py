@@ -18,6 +18,7 @@ import numpy as np
 
 from . import tables as phrase_tables
 from ..errors import ParameterError
+from ..text.encoded import DEFAULT_MEMORY_BUDGET
 from .tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, check_threads, count_stream, is_phrase,
                      join_flags, join_ids, score_pairs, token_flags)
 from .settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings, npmi_scorer, original_scorer  # noqa: F401
@@ -113,7 +114,8 @@ class Phrases(_Joining):
 
     def __init__(self, sentences=None, min_count=5, threshold=10.0, max_vocab_size=40_000_000, delimiter="_",
                  progress_per=10000, scoring="default", connector_words=frozenset(), *, threads=None,
-                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000, memory_budget=32 << 20,
+                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000,
+                 memory_budget=DEFAULT_MEMORY_BUDGET,
                  allow_binary=False):
         self.settings = PhraseSettings(min_count=min_count, threshold=threshold, scoring=scoring, delimiter=delimiter,
                                        connector_words=connector_words, max_table_size=max_vocab_size,

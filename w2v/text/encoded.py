@@ -23,7 +23,10 @@ from ..errors import CorpusError
 
 SENTINEL = -1  # sentence boundary in an encoded id stream
 UNLISTED = -2  # in a provisional stream: a word the scan did not list (it spilled its counts; too rare to keep)
-DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
+#: bytes of RAM for reading a corpus: the vocabulary's counting tables and the int32 ids kept in RAM together;
+#: beyond, the ids go to an anonymous temporary file and the counts spill (docs/large-corpora.md).  1 GiB
+#: counts about 8M distinct words in memory.
+DEFAULT_MEMORY_BUDGET = 1 << 30
 
 
 # --------------------------------------------------------------------------- id stream storage
@@ -34,7 +37,9 @@ class IdStream:
     ----------
     memory_budget : int
         Bytes of ids kept in RAM; beyond this the stream moves to a temporary
-        file (deleted automatically, even if the process is killed).
+        file (deleted automatically, even if the process is killed).  A scan
+        moves it sooner when its counting tables need the RAM
+        (:meth:`move_to_disk`).
     tmpdir : str, optional
         Directory for the temporary file (default: ``tempfile.gettempdir()``,
         which ``TMPDIR`` sets).
