@@ -106,13 +106,12 @@ def reference_from_counts(path, min_count):
 def reference_from_sort(corpus, min_count, tmpdir):
     """Counts of the words occurring ``min_count`` times, by ``tr | sort | uniq -c`` (ASCII whitespace)."""
     cmd = (f"tr -s ' \\t\\r\\n\\v\\f' '\\n\\n\\n\\n\\n\\n' < {_quote(corpus)} | grep -v '^$' | "
-           f"LC_ALL=C sort -S 25% -T {_quote(tmpdir)} | uniq -c")
-    out = subprocess.run(["bash", "-c", cmd], capture_output=True, check=True)
+           f"LC_ALL=C sort -S 1G --parallel=1 -T {_quote(tmpdir)} | uniq -c | awk '$1 >= {int(min_count)}'")
+    out = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd], capture_output=True, check=True)
     counts = {}
-    for line in out.stdout.decode("utf-8", "replace").splitlines():
+    for line in out.stdout.decode("utf-8", "replace").splitlines():   # only the words kept: awk filtered
         c, w = line.strip().split(" ", 1)
-        if int(c) >= min_count:
-            counts[w] = int(c)
+        counts[w] = int(c)
     return counts
 
 

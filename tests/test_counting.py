@@ -550,3 +550,59 @@ def test_partition_order_is_a_stable_sort_by_the_chosen_bits():
         part = ((hashes >> np.uint64(shift)) & np.uint64(n_parts - 1)).astype(np.int64)
         assert np.array_equal(order, np.argsort(part, kind="stable"))
         assert np.array_equal(bounds, np.concatenate([[0], np.cumsum(np.bincount(part, minlength=n_parts))]))
+
+
+# --------------------------------------------------------------------------- the command line
+def cli(args):
+    from click.testing import CliRunner
+
+    from w2v_cli.main import main
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_error(res):
+    assert res.exit_code != 0, res.output
+    lines = [line for line in res.output.strip().splitlines() if line.startswith("Error:")]
+    assert len(lines) == 1 and "Traceback" not in res.output, res.output
+    return lines[0]
+
+
+def test_w2v_train_spills_and_writes_the_vectors_of_an_in_memory_count(tmp_path, monkeypatch):
+    monkeypatch.setattr(counting, "MIN_TABLE_BYTES", 160 << 10)
+    p = tmp_path / "c.txt"
+    p.write_text(make_corpus(31, n_tokens=60_000, unique=8000), encoding="utf-8")
+    args = ["train", p, "--dim", 8, "--epochs", 1, "--threads", 1, "--min-count", 3]
+    ref = cli(args + ["-o", tmp_path / "a.bin"])
+    assert ref.exit_code == 0, ref.output
+    got = cli(args + ["-o", tmp_path / "b.bin", "--memory-budget", 0])
+    assert got.exit_code == 0, got.output
+    assert "past the memory budget" in got.output and "spills" in got.output
+    assert "past the memory budget" not in ref.output
+    assert (tmp_path / "a.bin").read_bytes() == (tmp_path / "b.bin").read_bytes()
+
+
+def test_w2v_train_says_in_one_line_which_budget_would_work(tmp_path, monkeypatch):
+    monkeypatch.setattr(counting, "MIN_TABLE_BYTES", 160 << 10)
+    p = tmp_path / "c.txt"
+    p.write_text(make_corpus(32, n_tokens=60_000, unique=8000), encoding="utf-8")
+    out = tmp_path / "v.bin"
+    out.write_bytes(b"earlier vectors")
+    res = cli(["train", p, "--dim", 8, "--epochs", 1, "--min-count", 1, "--memory-budget", 0, "-o", out])
+    line = one_line_error(res)
+    assert "words that occur at least 1 times" in line and "give --memory-budget 1 (MiB) or more" in line
+    assert out.read_bytes() == b"earlier vectors"                      # nothing lost
+
+
+def test_w2v_train_stops_in_one_line_on_a_full_disk(tmp_path, monkeypatch):
+    monkeypatch.setattr(counting, "MIN_TABLE_BYTES", 160 << 10)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(spill, "open_temporary", lambda d: FullDisk(open(os.devnull, "w+b"), [1000]))
+    p = tmp_path / "c.txt"
+    p.write_text(make_corpus(33, n_tokens=60_000, unique=8000), encoding="utf-8")
+    out = tmp_path / "v.bin"
+    out.write_bytes(b"earlier vectors")
+    res = cli(["train", p, "--dim", 8, "--epochs", 1, "--memory-budget", 0, "-o", out])
+    line = one_line_error(res)
+    assert "cannot spill the vocabulary counts to a temporary file in" in line
+    assert "No space left on device" in line
+    assert out.read_bytes() == b"earlier vectors"

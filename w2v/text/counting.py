@@ -224,7 +224,8 @@ class BoundedCount:
                 self.files.drop(p)
             words, counts, rank = listing.result(self.min_count, self.budget)
             self.stats = dict(generations=len(self.generation_sizes), spilled_bytes=self.files.bytes_written,
-                              resolved_bytes=resolved.bytes_written, unlisted_replaced=tuple(listing.unlisted_replaced))
+                              resolved_bytes=resolved.bytes_written,
+                              unlisted_replaced=tuple(listing.unlisted_replaced))
             self._rewrite(stream, generation_starts, resolved, rank)
         finally:
             resolved.close()
@@ -256,8 +257,8 @@ class BoundedCount:
         word_count = np.empty(n, np.int64)
         word_first = np.empty(n, np.int64)
         record_word = np.empty(n, np.int32)
-        nw = _kernels().merge_keys(keys, starts, lens, counts, firsts, table, word_record, word_count, word_first,
-                        record_word)
+        nw = _kernels().merge_keys(keys, starts, lens, counts, firsts, table, word_record, word_count,
+                                   word_first, record_word)
         del table, firsts
         refs = listing.add(keys, starts, lens, word_record[:nw], word_count[:nw], word_first[:nw],
                            self.min_count)
@@ -388,7 +389,7 @@ class _Known:
         self.table = np.full(1 << max(1, (2 * n - 1).bit_length()), -1, np.int64)
         zeros = np.zeros(n, np.int64)
         _kernels().merge_keys(self.keys, self.starts, self.lens, zeros, zeros, self.table, np.empty(n, np.int64),
-                   np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int32))
+                              np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int32))
 
     def holds(self, keys, starts, lens, which):
         """Whether each key ``which`` (indices into ``starts``/``lens``) is a known word."""

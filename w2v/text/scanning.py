@@ -248,12 +248,9 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     tokenizer : {"whitespace", "simple", "char"}
     lowercase : bool
     memory_budget : int
-        Bytes of RAM for the counting tables and the ids kept in RAM
-        (docs/large-corpora.md).  The counting tables may use it all (and
-        at least :data:`w2v.text.counting.MIN_TABLE_BYTES`); the ids stay in
-        RAM while they and the tables fit in it, then go to a temporary
-        file.  Past the budget, the counts spill to temporary files in
-        ``tmpdir``.
+        Bytes of RAM for the counting tables and the ids kept in RAM: the ids
+        go to a temporary file first, then the counts spill to temporary files
+        in ``tmpdir`` (docs/large-corpora.md).
     chunk_chars : int
         Characters read at a time.
     tmpdir : str, optional
@@ -262,10 +259,8 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         each chunk of the whitespace byte scan, every 65,536 or so tokens of
         the others) and once at its end.
     threads : int
-        With 2 or more, one chunk is split (the whitespace tokenizer without
-        ``lowercase``) or tokenized (the others) while a second thread counts
-        the ones before (up to :data:`SCAN_LAG` behind); the result is the
-        same.
+        With 2 or more, one chunk is split (or tokenized) while a second thread
+        counts the ones before (up to :data:`SCAN_LAG` behind); the same result.
     allow_binary : bool
         Read inputs that do not look like text.  By default an input is
         refused when its first 65,536 characters hold a NUL byte, or more
@@ -273,10 +268,8 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         (:func:`w2v.text.inputs.not_text_reason`): an executable or an image
         given by mistake would train nonsense.
     min_count : int
-        After a spill, the words occurring fewer times are left out of the
-        result's ``words`` (their tokens are ``UNLISTED`` in the stream): a
-        vocabulary with this ``min_count`` or a higher one is then exact.
-        With 1, every word is listed.
+        After a spill, the words occurring fewer times are left out of
+        ``words`` (``UNLISTED`` in the stream); 1 lists every word.
     vocabulary : sequence of str, optional
         Words listed after a spill whatever their counts (a model's
         vocabulary, to encode the corpus with it).

@@ -178,6 +178,9 @@ def build_vocab(words, counts, min_count=5, max_vocab_size=None, keep=None):
     ------
     VocabularyError
         No word survives ``min_count``.
+    BudgetError
+        ``words`` are those of a scan that spilled its counts
+        (:class:`ListedWords`) and ``min_count`` is below the counts it listed.
     """
     if min_count < 1:
         raise ParameterError("min_count must be >= 1")
@@ -213,6 +216,12 @@ def vocab_ids(vocab, words):
     Returns
     -------
     numpy.ndarray of int32
+
+    Raises
+    ------
+    BudgetError
+        ``words`` are those of a scan that spilled its counts without being
+        given ``vocab``'s words (:class:`ListedWords`).
     """
     if isinstance(words, ListedWords):
         words.require(vocabulary=vocab.words)
@@ -251,6 +260,9 @@ def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None, keep=None)
     ------
     VocabularyError
         No word of the corpus is in ``old`` or occurs ``min_count`` times.
+    BudgetError
+        ``words`` are those of a scan that spilled its counts without being
+        given ``old``'s words (:class:`ListedWords`).
     """
     if isinstance(words, ListedWords):
         words.require(min_count=min_count if keep is None else None, vocabulary=old.words)
@@ -293,6 +305,12 @@ def kept_words(words, counts, min_count, trim_rule=None):
     Returns
     -------
     numpy.ndarray of bool
+
+    Raises
+    ------
+    BudgetError
+        ``words`` are those of a scan that spilled its counts (:class:`ListedWords`),
+        and ``min_count`` is below the counts it listed, or ``trim_rule`` is given.
     """
     if isinstance(words, ListedWords):
         words.require(min_count=min_count, trim_rule=trim_rule)

@@ -234,6 +234,11 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None,
     scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
                           memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads,
                           allow_binary=allow_binary, min_count=s.min_count, vocabulary=vocabulary)
+    if scanned.spill:
+        reporter.message(f"counted {scanned.n_distinct:,} distinct words past the memory budget: "
+                         f"{scanned.spill['generations']} spills, {scanned.spill['spilled_bytes'] / 1e6:,.0f} MB "
+                         f"of temporary files; kept the {len(scanned.words):,} that occur at least "
+                         f"{scanned.count_floor} times" + (" or are in the vocabulary" if vocabulary else ""))
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0
