@@ -539,70 +539,23 @@ def test_merge_keys_adds_up_records_by_key_as_a_dict_does():
     assert found.tolist() == [k in want for k in others] and 0 < found.sum() < len(others)
 
 
-def test_partition_order_is_a_stable_sort_by_the_chosen_bits():
-    from w2v.kernels.spill import partition_order
+def test_scatter_records_groups_records_by_the_chosen_bits_in_their_order():
+    from w2v.kernels.spill import scatter_records
     rng = np.random.default_rng(4)
-    hashes = rng.integers(0, 2 ** 63, 10_000, dtype=np.uint64) * np.uint64(2)
+    keys, buf, starts, lens = random_keys(rng, 10_000)
+    hashes = rng.integers(0, 2 ** 63, len(keys), dtype=np.uint64) * np.uint64(2)
+    local = np.arange(len(keys), dtype=np.int64)
+    counts = rng.integers(1, 100, len(keys))
     for shift, n_parts in ((58, 64), (30, 8), (0, 1)):
-        order = np.empty(hashes.size, np.int64)
-        bounds = np.empty(n_parts + 1, np.int64)
-        partition_order(hashes, shift, n_parts, order, bounds)
+        out = np.empty(len(keys), np.int32), np.empty(len(keys), np.int32), np.empty(len(keys), np.int64)
+        out_keys = np.empty(int(lens.sum()), np.uint8)
+        bounds, key_bounds = np.empty(n_parts + 1, np.int64), np.empty(n_parts + 1, np.int64)
+        scatter_records(hashes, shift, n_parts, buf, starts, lens, local, counts, *out, out_keys, bounds,
+                        key_bounds)
         part = ((hashes >> np.uint64(shift)) & np.uint64(n_parts - 1)).astype(np.int64)
-        assert np.array_equal(order, np.argsort(part, kind="stable"))
+        order = np.argsort(part, kind="stable")
+        assert np.array_equal(out[0], lens[order]) and np.array_equal(out[1], order)
+        assert np.array_equal(out[2], counts[order])
+        assert out_keys.tobytes() == b"".join(keys[i] for i in order)
         assert np.array_equal(bounds, np.concatenate([[0], np.cumsum(np.bincount(part, minlength=n_parts))]))
-
-
-# --------------------------------------------------------------------------- the command line
-def cli(args):
-    from click.testing import CliRunner
-
-    from w2v_cli.main import main
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(res):
-    assert res.exit_code != 0, res.output
-    lines = [line for line in res.output.strip().splitlines() if line.startswith("Error:")]
-    assert len(lines) == 1 and "Traceback" not in res.output, res.output
-    return lines[0]
-
-
-def test_w2v_train_spills_and_writes_the_vectors_of_an_in_memory_count(tmp_path, monkeypatch):
-    monkeypatch.setattr(counting, "MIN_TABLE_BYTES", 160 << 10)
-    p = tmp_path / "c.txt"
-    p.write_text(make_corpus(31, n_tokens=60_000, unique=8000), encoding="utf-8")
-    args = ["train", p, "--dim", 8, "--epochs", 1, "--threads", 1, "--min-count", 3]
-    ref = cli(args + ["-o", tmp_path / "a.bin"])
-    assert ref.exit_code == 0, ref.output
-    got = cli(args + ["-o", tmp_path / "b.bin", "--memory-budget", 0])
-    assert got.exit_code == 0, got.output
-    assert "past the memory budget" in got.output and "spills" in got.output
-    assert "past the memory budget" not in ref.output
-    assert (tmp_path / "a.bin").read_bytes() == (tmp_path / "b.bin").read_bytes()
-
-
-def test_w2v_train_says_in_one_line_which_budget_would_work(tmp_path, monkeypatch):
-    monkeypatch.setattr(counting, "MIN_TABLE_BYTES", 160 << 10)
-    p = tmp_path / "c.txt"
-    p.write_text(make_corpus(32, n_tokens=60_000, unique=8000), encoding="utf-8")
-    out = tmp_path / "v.bin"
-    out.write_bytes(b"earlier vectors")
-    res = cli(["train", p, "--dim", 8, "--epochs", 1, "--min-count", 1, "--memory-budget", 0, "-o", out])
-    line = one_line_error(res)
-    assert "words that occur at least 1 times" in line and "give --memory-budget 1 (MiB) or more" in line
-    assert out.read_bytes() == b"earlier vectors"                      # nothing lost
-
-
-def test_w2v_train_stops_in_one_line_on_a_full_disk(tmp_path, monkeypatch):
-    monkeypatch.setattr(counting, "MIN_TABLE_BYTES", 160 << 10)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(spill, "open_temporary", lambda d: FullDisk(open(os.devnull, "w+b"), [1000]))
-    p = tmp_path / "c.txt"
-    p.write_text(make_corpus(33, n_tokens=60_000, unique=8000), encoding="utf-8")
-    out = tmp_path / "v.bin"
-    out.write_bytes(b"earlier vectors")
-    res = cli(["train", p, "--dim", 8, "--epochs", 1, "--memory-budget", 0, "-o", out])
-    line = one_line_error(res)
-    assert "cannot spill the vocabulary counts to a temporary file in" in line
-    assert "No space left on device" in line
-    assert out.read_bytes() == b"earlier vectors"
+        assert np.array_equal(key_bounds, np.concatenate([[0], np.cumsum(lens[order])])[bounds])

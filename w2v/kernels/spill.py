@@ -6,7 +6,7 @@ of its table (a *generation*) to partition files and starts an empty table
 
 * :func:`key_hashes` hashes keys as :func:`~w2v.kernels.tokenize.split_tokens`
   hashes tokens, so a word keeps its hash (and partition) from the scan on;
-* :func:`partition_order` orders records by the bits of their hashes that
+* :func:`scatter_records` groups records by the bits of their hashes that
   pick their partition (a stable counting sort);
 * :func:`invalid_utf8` flags the keys that are not UTF-8 (they are counted
   under the bytes of the word they decode to, as the in-memory scan merges
@@ -22,7 +22,8 @@ of its table (a *generation*) to partition files and starts an empty table
 import numpy as np
 from numba import njit
 
-from .tokenize import bytes_hash, same_bytes
+from .prefetch import prefetch_item
+from .tokenize import PREFETCH_ITEMS, bytes_hash, same_bytes
 
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
 
@@ -37,25 +38,57 @@ def key_hashes(keys, starts, lens, out):
 
 
 @njit(**OPTIONS)
-def partition_order(hashes, shift, n_parts, order, bounds):
-    """Order records by partition ``(hashes >> shift) & (n_parts - 1)``, keeping their order within one.
+def scatter_records(hashes, shift, n_parts, keys, starts, lens, local, counts, out_lens, out_local, out_counts,
+                    out_keys, bounds, key_bounds):
+    """Group records by partition ``(hashes >> shift) & (n_parts - 1)``, keeping their order within one.
 
-    ``order`` (``hashes.size``) receives the records partition by partition;
-    ``bounds`` (``n_parts + 1``) where each partition's records begin, and
-    the end.
+    One pass reads the records in order (the keys where they lie, one after
+    the other) and appends each to its partition's part of the outputs: the
+    reads are sequential and the writes go to ``n_parts`` sequential streams,
+    where ordering the records first and gathering them would read the keys
+    at random (4.7 of a 26 s scan of 10M distinct words).
+
+    Parameters
+    ----------
+    hashes : uint64[:]
+    shift, n_parts : int
+    keys : uint8[:]
+    starts, lens : int64[:]
+        Record ``i``'s key is ``keys[starts[i]:][:lens[i]]``.
+    local, counts : arrays
+        Per record, copied along.
+    out_lens, out_local, out_counts : arrays
+        As many as the records: the records partition by partition.
+    out_keys : uint8[:]
+        ``lens.sum()`` bytes: the keys in the same order.
+    bounds, key_bounds : int64[:]
+        ``n_parts + 1``: where each partition's records (and their keys) begin, and the end.
     """
     mask = np.uint64(n_parts - 1)
     sh = np.uint64(shift)
     bounds[:] = 0
+    key_bounds[:] = 0
     for i in range(hashes.size):
-        bounds[np.int64((hashes[i] >> sh) & mask) + 1] += 1
+        p = np.int64((hashes[i] >> sh) & mask) + 1
+        bounds[p] += 1
+        key_bounds[p] += lens[i]
     for p in range(n_parts):
         bounds[p + 1] += bounds[p]
+        key_bounds[p + 1] += key_bounds[p]
     fill = bounds[:n_parts].copy()
+    key_fill = key_bounds[:n_parts].copy()
     for i in range(hashes.size):
         p = np.int64((hashes[i] >> sh) & mask)
-        order[fill[p]] = i
+        j = fill[p]
         fill[p] += 1
+        out_lens[j] = lens[i]
+        out_local[j] = local[i]
+        out_counts[j] = counts[i]
+        k = key_fill[p]
+        s = starts[i]
+        for t in range(lens[i]):
+            out_keys[k + t] = keys[s + t]
+        key_fill[p] = k + lens[i]
 
 
 @njit(**OPTIONS)
@@ -156,12 +189,20 @@ def merge_keys(keys, starts, lens, counts, firsts, table, word_record, word_coun
     int
         The merged words.
     """
+    # the hashes first, so that the probe loop can prefetch the table slot PREFETCH_ITEMS records on
+    n = lens.size
     mask = table.size - 1
+    hashes = np.empty(n, np.uint64)
+    for i in range(n):
+        hashes[i] = bytes_hash(keys, starts[i], lens[i])
     nw = 0
-    for i in range(lens.size):
+    for i in range(n):
+        ahead = i + PREFETCH_ITEMS
+        if ahead < n:
+            prefetch_item(table, np.int64(hashes[ahead] & np.uint64(mask)))
         length = lens[i]
         start = starts[i]
-        h = bytes_hash(keys, start, length)
+        h = hashes[i]
         tag = np.int64(h >> np.uint64(33))
         slot = np.int64(h & np.uint64(mask))
         w = -1

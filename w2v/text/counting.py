@@ -175,19 +175,18 @@ class BoundedCount:
         _kernels().key_hashes(keys, starts, lens, hashes)
         bits = files.n_files.bit_length() - 1
         used = 0 if level == 0 else self.partition_bits + (level - 1) * (SPLIT.bit_length() - 1)
-        order = np.empty(lens.size, np.int64)
+        n = lens.size
+        out_lens, out_local, out_counts = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int64)
+        out_keys = np.empty(int(lens.sum()), np.uint8)
         bounds = np.empty(files.n_files + 1, np.int64)
-        _kernels().partition_order(hashes, 64 - used - bits if bits else 0, files.n_files, order, bounds)
-        out = np.empty(int(lens.sum()), np.uint8)
-        _kernels().gather_keys(order, starts, lens, keys, out, -1)
-        sorted_lens = lens[order]
-        key_bounds = np.concatenate([[0], np.cumsum(sorted_lens)])
+        key_bounds = np.empty(files.n_files + 1, np.int64)
+        _kernels().scatter_records(hashes, 64 - used - bits if bits else 0, files.n_files, keys, starts, lens, local,
+                                   counts, out_lens, out_local, out_counts, out_keys, bounds, key_bounds)
         for p in range(files.n_files):
             a, b = bounds[p], bounds[p + 1]
-            if a == b:
-                continue
-            files.write(p, tag, [sorted_lens[a:b].astype(np.int32), local[order[a:b]].astype(np.int32),
-                                 counts[order[a:b]].astype(np.int64), out[key_bounds[a]:key_bounds[b]]])
+            if a < b:
+                files.write(p, tag, [out_lens[a:b], out_local[a:b], out_counts[a:b],
+                                     out_keys[key_bounds[p]:key_bounds[p + 1]]])
 
     # ------------------------------------------------------------------ the end
     def finish(self, stream, generation_starts):
