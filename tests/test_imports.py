@@ -38,15 +38,6 @@ NOT_YET_EXPLAINED = [
     "w2v/distributed/worker.py: from ..text.shards import merge_counts",
     "w2v/distributed/worker.py: from ..text.vocab import build_vocab",
     "w2v/distributed/worker.py: from ..text.shards import encode_ids",
-    "w2v/kernels/cache.py: import shutil",
-    "w2v/kernels/cache.py: import tempfile",
-    "w2v/text/encoded.py: from ..kernels.encode import remap_block",
-    "w2v/text/iterables.py: from ..kernels.tokenize import ByteVocabulary, TokenItems",
-    "w2v/text/scanning.py: from ..kernels.tokenize import ByteVocabulary, TokenItems",
-    "w2v/vectors/__init__.py: from . import keyed as owner",
-    "w2v/vectors/evaluate.py: from scipy import stats",
-    "w2v/vectors/legacy.py: from importlib.metadata import version",
-    "w2v/vectors/ranking.py: from ot import emd2",
 ]
 
 #: what ``import w2v`` and the CLI must start without

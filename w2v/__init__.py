@@ -12,8 +12,8 @@ from .kernels.cache import choose_cache_dir  # noqa: E402
 
 choose_cache_dir()   # before Numba is imported: a package folder that cannot be written caches elsewhere
 
-from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, OutputError, ParameterError, ResumeWarning,  # noqa: E402,F401
-                     UnknownWordError, VocabularyError, W2VError)
+from .errors import (BudgetError, CorpusError, CorpusWarning, DeviceError, FormatError, OutputError,  # noqa: E402,F401
+                     ParameterError, ResumeWarning, UnknownWordError, VocabularyError, W2VError)
 
 _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
     "Word2Vec": ("w2v.model.word2vec", "Word2Vec"),
@@ -43,5 +43,5 @@ def __getattr__(name):
 
 __all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "Phrases", "FrozenPhrases", "LineSentence",
            "PathLineSentences", "Text8Corpus", "CallbackAny2Vec", "W2VError", "CorpusError", "FormatError",
-           "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "DeviceError",
+           "OutputError", "ParameterError", "BudgetError", "UnknownWordError", "VocabularyError", "DeviceError",
            "CorpusWarning", "ResumeWarning", "__version__"]

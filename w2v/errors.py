@@ -22,6 +22,18 @@ class ParameterError(W2VError, ValueError):
     """An invalid hyper-parameter or argument."""
 
 
+class BudgetError(ParameterError):
+    """The memory budget is too small for what was asked of it.
+
+    ``needed`` is the smallest budget, in bytes, that would do (``None``
+    when unknown).
+    """
+
+    def __init__(self, message, needed=None):
+        super().__init__(message)
+        self.needed = needed
+
+
 class FormatError(W2VError):
     """A vector or model file is truncated, corrupt or not of the expected format."""
 

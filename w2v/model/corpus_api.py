@@ -104,7 +104,7 @@ def scan_vocab(self, corpus_iterable=None, corpus_file=None, progress_per=10000,
     source = corpus_source_for(self.settings, corpus_iterable, corpus_file)
     if source is None:
         raise ParameterError("scan_vocab needs corpus_iterable or corpus_file")
-    self._count_corpus(self._reader.scan(source, self.settings, quiet, progress_stream, allow_binary))
+    self._count_corpus(self._reader.scan(source, self.settings, quiet, progress_stream, allow_binary, self.vocab))
     return self.corpus_total_words, self.corpus_count
 
 

@@ -251,6 +251,8 @@ def phrase_scanned(scanned, phrases, threads=1, report=None):
         The corpus of the joined stream (its words and counts), and the phrases joined.
     """
     try:
+        if scanned.count_floor > 1:    # a scan that spilled its counts: its rare words are not in the ids
+            scanned.words.require_all("phrases are joined over every word of the corpus")
         how = resolve_phrases(phrases)
         if how[0] == "learn":
             frozen, words, counts, _ = learn_passes(scanned.stream, scanned.words, how[1], how[2], threads, report)

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import tables as phrase_tables
 from ..errors import ParameterError
-from ..text.encoded import IdStream
+from ..text.encoded import DEFAULT_MEMORY_BUDGET, IdStream
 from ..text.scanning import scan_corpus
 from .joining import PhraseJoining
 from .scoring import is_phrase, npmi_scorer, original_scorer, score_pairs
@@ -83,7 +83,8 @@ class Phrases(PhraseJoining):
 
     def __init__(self, sentences=None, min_count=5, threshold=10.0, max_vocab_size=40_000_000, delimiter="_",
                  progress_per=10000, scoring="default", connector_words=frozenset(), *, threads=None,
-                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000, memory_budget=32 << 20,
+                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000,
+                 memory_budget=DEFAULT_MEMORY_BUDGET,
                  allow_binary=False):
         self.settings = PhraseSettings(min_count=min_count, threshold=threshold, scoring=scoring, delimiter=delimiter,
                                        connector_words=connector_words, max_table_size=max_vocab_size,
