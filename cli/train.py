@@ -124,16 +124,17 @@ def check_outputs_not_corpus(corpus, **paths):
                  "epochs", "alpha", "min_alpha", "threads", "seed", "ns_exponent", "exact")
 @click.option("--text", "text_format", is_flag=True, help="Write the text format instead of binary.")
 @setting_options("lowercase", "tokenizer", "max_sentence_length", "memory_budget")
-@click.option("--resume", type=click.Path(file_okay=False), default=None,
-              help="Continue training the full model (or checkpoint) in this directory on CORPUS "
+@click.option("--resume", type=click.Path(), default=None,
+              help="Continue training the full model (or checkpoint) in this directory or file on CORPUS "
                    "(default: the corpus it was trained on); its settings apply unless given here. "
                    "An unfinished checkpoint runs its remaining epochs.")
 @click.option("--update-vocab", is_flag=True,
               help="With --resume: add the new words of CORPUS (occurring --min-count times) to the vocabulary.")
-@click.option("--save-model", type=click.Path(file_okay=False), default=None,
-              help="Save the full model (weights, vocabulary, settings) to this directory at the end.")
-@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Save the full model to this directory after every epoch (atomically); "
+@click.option("--save-model", type=click.Path(), default=None,
+              help="Save the full model (weights, vocabulary, settings) to this directory at the end "
+                   "(one file for a path ending in .w2v or an existing file).")
+@click.option("--checkpoint", type=click.Path(), default=None,
+              help="Save the full model to this directory (or file, as --save-model) after every epoch (atomically); "
                    "resume an interrupted run with --resume DIR.")
 @click.option("--checkpoint-every", default=None, metavar="TIME",
               help="With --checkpoint: save within epochs too, every TIME (seconds, or 90s, 10m, 1.5h), at the "

@@ -563,27 +563,34 @@ report_delay, compute_loss, callbacks
         save_word2vec_format(self.wv, path, binary=binary)
 
     def save(self, path):
-        """Save the full model (to train it further) in the directory ``path``, atomically.
+        """Save the full model (to train it further) to ``path``, atomically: a directory, or one file.
 
         Input and output weights, vocabulary with counts, Huffman tree,
         settings and the state of the latest run, as ``.npy`` arrays, a UTF-8
-        ``vocab.tsv`` and JSON headers: no pickle.  The directory is also a
-        native vectors directory, so ``w2v.load(path)`` reads its vectors.
-        See :mod:`w2v.model.persist`.
+        ``vocab.tsv`` and JSON headers: no pickle.  An existing file (an
+        empty one, as ``tempfile.NamedTemporaryFile`` makes, or a model saved
+        there before) and a new path ending in ``.w2v`` get one file, an
+        uncompressed zip archive of those files whose arrays are
+        memory-mapped in place; any other path gets a directory
+        (:func:`w2v.formats.writes_single_file`).  Either is also a native
+        vectors model, so ``w2v.load(path)`` reads its vectors.  See
+        :mod:`w2v.model.persist` and docs/formats.md.
         """
         from .persist import save_model
         save_model(self, path)
 
     @classmethod
     def load(cls, path, rethrow=False):
-        """Load a model saved by :meth:`save`; ``train(corpus)`` then continues training.
+        """Load a model saved by :meth:`save` (a directory, or one file); ``train(corpus)`` then continues training.
 
         ``rethrow`` is gensim's: w2v always raises what goes wrong.
 
         Raises
         ------
         w2v.errors.FormatError
-            A file is missing, truncated or corrupt (the message names it).
+            A file is missing, truncated or corrupt (the message names it);
+            a Python pickle written by gensim's ``save`` (w2v never
+            unpickles: the message says how to carry its vectors over).
         """
         from .persist import load_model
         return load_model(cls, path)
