@@ -39,12 +39,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import warnings
 
 import numpy as np
 
 from .. import __version__
 from ..util.arrays import check_finite
+from ..util.caller_warnings import warn
 from ..errors import FormatError, ParameterError, ResumeWarning, VocabularyError
 from ..formats import encode_json, locate_model, open_model, read_native_members, writes_single_file
 from ..training.sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
@@ -300,8 +300,8 @@ def _check_version(header, state, mpath):
     written = header.get("w2v_version")
     unfinished = state and (state.get("epochs_done", 0) < state.get("epochs", 0) or state.get("position"))
     if unfinished and written != __version__:
-        warnings.warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "
-                      "but its vectors may differ from an uninterrupted run's", ResumeWarning, stacklevel=4)
+        warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "
+             "but its vectors may differ from an uninterrupted run's", ResumeWarning)
 
 
 def _read_vocab(members, v, dim):

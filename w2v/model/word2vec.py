@@ -28,7 +28,6 @@ class body, and the constructor's parameters are :mod:`w2v.model.gensim_params`'
 import copy as _copy
 import dataclasses
 import logging
-import warnings
 
 import numpy as np
 
@@ -40,6 +39,7 @@ from ..training.sampling import build_tables
 from ..training.weights import fresh_weights, grow_weights
 from ..training.lifecycle import MID_EPOCH_KEYS
 from ..util.aliases import renamed
+from ..util.caller_warnings import warn
 from .gensim_api import check_totals, lifecycle_event, train_at_once, train_result, train_setting_changes
 from .gensim_params import constructor_arguments, constructor_signature
 from .reader import CorpusReader, corpus_source_for, same_corpus
@@ -112,8 +112,8 @@ lanes, round_words
         if options.sentences is not None or options.corpus_file is not None:
             train_at_once(self, options)
         elif options.trim_rule is not None or options.callbacks:
-            warnings.warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
-                          "corpus_file); give them to build_vocab() and train()", stacklevel=2)
+            warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
+                 "corpus_file); give them to build_vocab() and train()")
 
     __init__.__signature__ = constructor_signature()
 
