@@ -1,5 +1,5 @@
 """What the library says, and where: logged as gensim logs, warnings naming the caller's line, the raw-text
-hint."""
+hint, and gensim's summary of a model as its str and repr."""
 import ast
 import json
 import logging
@@ -171,3 +171,18 @@ def test_the_cli_gives_the_hint_once_in_the_words_of_its_options(small_corpus, t
     assert res.exit_code == 0, res.output
     said = [line for line in res.stderr.splitlines() if "most frequent words" in line]
     assert len(said) == 1 and said[0].startswith("hint: ") and said[0].endswith("--tokenizer simple --lowercase")
+
+
+# --------------------------------------------------------------------------- str and repr
+def test_str_and_repr_are_gensims_summary():
+    assert str(Word2Vec()) == repr(Word2Vec()) == "Word2Vec<vocab=0, vector_size=100, alpha=0.025>"
+    m = Word2Vec(SENTENCES, vector_size=20, alpha=0.05, min_count=1, workers=1, epochs=1, seed=1)
+    assert repr(m) == str(m) == f"Word2Vec<vocab={len(m.wv)}, vector_size=20, alpha=0.05>" and len(m.wv) == 11
+
+
+def test_the_summary_is_gensims_own():
+    gensim = pytest.importorskip("gensim")
+    kw = dict(vector_size=20, alpha=0.05, min_count=2, workers=1, epochs=1, seed=1)
+    theirs = gensim.models.Word2Vec(SENTENCES, **kw)
+    assert str(Word2Vec(SENTENCES, **kw)) == str(theirs)
+    assert str(Word2Vec(vector_size=7)) == str(gensim.models.Word2Vec(vector_size=7))

@@ -595,6 +595,13 @@ report_delay, compute_loss, callbacks
         from .persist import load_model
         return load_model(cls, path)
 
+    def __str__(self):
+        """gensim's summary: ``Word2Vec<vocab=V, vector_size=D, alpha=A>`` (``vocab=0`` before a vocabulary)."""
+        return (f"{type(self).__name__}<vocab={0 if self.vocab is None else len(self.vocab)}, "
+                f"vector_size={self.settings.dim}, alpha={self.settings.alpha}>")
+
+    __repr__ = __str__   # gensim's repr is object's; its summary says more
+
     def close(self):
         """Release the encoded corpus (and its temporary file, if any) and the corpus it came from."""
         if self._encoded is not None:
