@@ -3,7 +3,7 @@
 The tutorial (gensim's ``auto_examples/tutorials/run_word2vec``, its own-model
 part): ``MyCorpus`` yields ``gensim.utils.simple_preprocess`` of each line of
 the Lee corpus that gensim ships as test data (``lee_background.cor``, 300
-documents, 59,890 tokens); ``Word2Vec(sentences=MyCorpus())`` builds and
+documents, 58,152 tokens); ``Word2Vec(sentences=MyCorpus())`` builds and
 trains; ``wv['king']``, ``most_similar`` and ``doesnt_match``; ``save`` into a
 ``tempfile.NamedTemporaryFile`` and ``load``; online training with
 ``build_vocab(more, update=True)`` and ``train``; a second model with
