@@ -109,8 +109,10 @@ def test_every_member_starts_aligned_and_the_vectors_are_mapped_in_place(trained
     assert os.path.samefile(kv.vectors.filename, path)
     with open(path, "rb") as f:   # the array's data follow its .npy header inside the member
         f.seek(offsets["vectors.npy"])
-        np.lib.format.read_array_header_1_0(f) if np.lib.format.read_magic(f) == (1, 0) else None
-        assert kv.vectors.offset == f.tell() and f.tell() % ALIGNMENT == 0
+        assert np.lib.format.read_magic(f) == (1, 0)
+        np.lib.format.read_array_header_1_0(f)
+        data_start = f.tell()
+    assert kv.vectors.offset == data_start and data_start % ALIGNMENT == 0
     in_memory = w2v.load(str(path), mmap=False)
     assert not isinstance(in_memory.vectors, np.memmap)
     assert np.array_equal(in_memory.vectors, trained["cbow-hs-ns"].syn0)
