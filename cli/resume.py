@@ -12,12 +12,17 @@ from .vectors import model_path
 
 
 def check_model_dir(path, option):
-    """Fail before training if a full model cannot be written to the directory ``path``."""
-    from w2v.formats import is_native_dir   # start-up: loads scipy.linalg (+0.3 s)
+    """Fail before training if a full model cannot be written to ``path`` (a directory, or one file)."""
+    from w2v.formats import check_model_target, is_native_dir, writes_single_file  # start-up: scipy.linalg (+0.3 s)
 
     target = os.path.abspath(path)
     parent = os.path.dirname(target)
-    if os.path.lexists(target):
+    if writes_single_file(path):
+        try:
+            check_model_target(path, full_model=True)
+        except OutputError as exc:
+            raise OutputError(f"{option} {exc}") from None
+    elif os.path.lexists(target):
         if not os.path.isdir(target) or os.path.islink(target):
             raise OutputError(f"{option} {path}: exists and is not a model directory")
         if os.listdir(target) and not is_native_dir(target):

@@ -5,7 +5,7 @@ import json
 import os
 import sys
 import time
-import unicodedata
+import warnings
 from pathlib import Path
 
 import click
@@ -14,8 +14,9 @@ import w2v
 import w2v.cuda
 from w2v.util.atomic import atomic_write_text, creation_error
 from w2v.model.checkpoints import parse_interval
+from w2v.text.raw_text import HINT_TOP_WORDS, raw_text_finding
 from w2v.text.scanning import resolve_inputs
-from w2v.errors import CorpusError, OutputError, ParameterError
+from w2v.errors import CorpusError, OutputError, ParameterError, RawTextWarning
 from w2v.training.progress import Progress
 from w2v.settings import available_cores
 
@@ -126,16 +127,17 @@ def check_outputs_not_corpus(corpus, **paths):
                  "epochs", "alpha", "min_alpha", "threads", "seed", "ns_exponent", "exact")
 @click.option("--text", "text_format", is_flag=True, help="Write the text format instead of binary.")
 @setting_options("lowercase", "tokenizer", "max_sentence_length", "memory_budget")
-@click.option("--resume", type=click.Path(file_okay=False), default=None,
-              help="Continue training the full model (or checkpoint) in this directory on CORPUS "
+@click.option("--resume", type=click.Path(), default=None,
+              help="Continue training the full model (or checkpoint) in this directory or file on CORPUS "
                    "(default: the corpus it was trained on); its settings apply unless given here. "
                    "An unfinished checkpoint runs its remaining epochs.")
 @click.option("--update-vocab", is_flag=True,
               help="With --resume: add the new words of CORPUS (occurring --min-count times) to the vocabulary.")
-@click.option("--save-model", type=click.Path(file_okay=False), default=None,
-              help="Save the full model (weights, vocabulary, settings) to this directory at the end.")
-@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Save the full model to this directory after every epoch (atomically); "
+@click.option("--save-model", type=click.Path(), default=None,
+              help="Save the full model (weights, vocabulary, settings) to this directory at the end "
+                   "(one file for a path ending in .w2v or an existing file).")
+@click.option("--checkpoint", type=click.Path(), default=None,
+              help="Save the full model to this directory (or file, as --save-model) after every epoch (atomically); "
                    "resume an interrupted run with --resume DIR.")
 @click.option("--checkpoint-every", default=None, metavar="TIME",
               help="With --checkpoint: save within epochs too, every TIME (seconds, or 90s, 10m, 1.5h), at the "
@@ -329,8 +331,10 @@ class TrainCommand:
             m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
                     phrases=self.phrases_arg(), **within)
         else:
-            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary,
-                          phrases=self.phrases_arg())
+            with warnings.catch_warnings():   # said below as a hint, in the words of the options
+                warnings.simplefilter("ignore", RawTextWarning)
+                m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab,
+                              allow_binary=self.allow_binary, phrases=self.phrases_arg())
             if not (self.quiet or self.resume or self.flags["tokenizer"]):   # the default tokenizer, not chosen
                 hint = tokenizer_hint(m.vocab.words)
                 if hint:
@@ -402,47 +406,14 @@ def kernel_seconds(m):
     return None if before is None else m.timings.get("kernel_load_seconds", 0.0) + before
 
 
-HINT_TOP_WORDS = 1000   # the most frequent words the hint looks at
-# raw text split at whitespace: on the bundled corpus 171 of the top 1,000 words carry punctuation, 80 are case twins
-HINT_SHARE = 0.02
-
-
 def tokenizer_hint(words, top=HINT_TOP_WORDS):
     """A one-line hint when a vocabulary split at whitespace looks like raw text, else ``None``.
 
-    Raw text split at whitespace gives ``king``, ``king,`` and ``King`` as three
-    words.  The default tokenizer stays (pre-tokenized corpora and word2vec.c
-    expect it); the hint suggests ``--tokenizer simple --lowercase`` when at
-    least :data:`HINT_SHARE` of the ``top`` most frequent ``words`` (a
-    vocabulary of 100 words at least) are another word of the vocabulary with
-    punctuation around it, or with capitals.
+    The finding of :func:`w2v.text.raw_text.raw_text_finding`, with the
+    options that would help (``--tokenizer simple --lowercase``).
     """
-    head = list(words[:top])
-    if len(head) < 100:
-        return None
-    known = set(words)
-    punct = [w for w in head if _bare(w) not in ("", w) and _bare(w) in known]
-    case = [w for w in head if w != w.lower() and w.lower() in known]
-    if len(punct) + len(case) < HINT_SHARE * len(head):
-        return None
-    seen = [f"{len(punct)} carry punctuation ({_examples(punct)})"] if punct else []
-    seen += [f"{len(case)} are capitalized twins ({_examples(case)})"] if case else []
-    return (f"hint: among the {len(head):,} most frequent words, {' and '.join(seen)}; "
-            f"for raw text, try --tokenizer simple --lowercase")
-
-
-def _examples(words):
-    return ", ".join(f"'{w}'" for w in words[:3])
-
-
-def _bare(word):
-    """``word`` without the punctuation at its ends."""
-    i, j = 0, len(word)
-    while i < j and unicodedata.category(word[i]).startswith("P"):
-        i += 1
-    while j > i and unicodedata.category(word[j - 1]).startswith("P"):
-        j -= 1
-    return word[i:j]
+    finding = raw_text_finding(words, top)
+    return None if finding is None else f"hint: {finding}; for raw text, try --tokenizer simple --lowercase"
 
 
 def print_demo_neighbours(wv):

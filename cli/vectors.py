@@ -252,7 +252,8 @@ def info(model):
 
     desc = inspect(model_path(model))
     click.echo(f"path:        {desc['path']}")
-    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "")
+    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "") + \
+        (" (one file)" if desc.get("single_file") else "")
     click.echo(f"format:      {fmt}")
     click.echo(f"vocabulary:  {desc['count']:,} words")
     click.echo(f"dimensions:  {desc['dim']}")
@@ -263,18 +264,15 @@ def info(model):
             click.echo(f"  {key}: {json.dumps(desc['settings'][key])}")
     else:
         click.echo("settings:    unknown")
-    for line in full_model_lines(desc["path"], desc["settings"]):
+    for line in full_model_lines(desc.get("full_model"), desc["settings"]):
         click.echo(line)
 
 
-def full_model_lines(path, settings):
-    """``w2v info``'s lines on what a full model (a directory with ``model.json``) needs to be reproduced:
+def full_model_lines(header, settings):
+    """``w2v info``'s lines on what a full model (its header ``model.json``) needs to be reproduced:
     the w2v version, the mode and seed, the corpus' fingerprint, and where its run stands."""
-    mpath = os.path.join(path, "model.json") if os.path.isdir(path) else None
-    if not (mpath and os.path.isfile(mpath) and settings):
+    if not (header and settings):
         return []
-    with open(mpath, encoding="utf-8") as f:
-        header = json.load(f)
     s, t = settings, header.get("training") or {}
     if s.get("deterministic"):
         mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or DEFAULT_ROUND_WORDS:,} ids per "

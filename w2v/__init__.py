@@ -8,6 +8,13 @@ import importlib
 
 __version__ = "0.1.0"
 
+import logging  # noqa: E402
+
+# the library logs (each module to a logger of its own name, as gensim's) and prints nothing unasked:
+# without a handler here, Python's last resort would print every warning to stderr
+if not logging.getLogger(__name__).handlers:   # a reload adds no second one
+    logging.getLogger(__name__).addHandler(logging.NullHandler())
+
 from .kernels.cache import choose_cache_dir  # noqa: E402
 
 choose_cache_dir()   # before Numba is imported: a package folder that cannot be written caches elsewhere

@@ -97,7 +97,12 @@ class DeviceError(W2VError):
 
 
 class CorpusWarning(UserWarning):
-    """The corpus was read, but not quite as written: bytes that are not UTF-8 were replaced."""
+    """The corpus was read, but not quite as written (bytes that are not UTF-8 were replaced), or
+    it looks unlike what the settings expect (:class:`RawTextWarning`)."""
+
+
+class RawTextWarning(CorpusWarning):
+    """A vocabulary split at whitespace looks like raw text (punctuation, capitals): a tokenizer would help."""
 
 
 class ResumeWarning(UserWarning):

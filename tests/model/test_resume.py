@@ -230,7 +230,8 @@ def edit_vocab(path, fn):
     return f
 
 
-@pytest.mark.parametrize("case", [
+#: the damage of _corrupt_cases that every loader must refuse (tests/model/test_single_file.py packs each into one file)
+CORRUPT_CASES = [
     "syn1neg-truncated", "syn1-truncated", "vectors-truncated", "codes-truncated", "rng-truncated",
     "model-json-truncated", "meta-json-truncated", "vocab-truncated", "syn1neg-missing",
     "points-missing", "model-json-missing", "syn1neg-float64", "syn1neg-shape", "syn1neg-pickled",
@@ -238,7 +239,10 @@ def edit_vocab(path, fn):
     "syn1neg-nan", "syn1-inf", "syn1neg-header", "vectors-header", "vocab-count", "vocab-empty-word",
     "codes-not-binary", "format", "vocab-size", "epochs-done-one-past", "training-bool", "training-negative",
     "corpus-files", "sharded", "syn1-shape", "lengths-zero", "lengths-too-long", "points-negative",
-    "points-one-past", "codes-rows", "lengths-rows"])
+    "points-one-past", "codes-rows", "lengths-rows"]
+
+
+@pytest.mark.parametrize("case", CORRUPT_CASES)
 def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, tmp_path, case):
     path = tmp_path / "model"
     trained["cbow-hs-ns"].save(str(path))

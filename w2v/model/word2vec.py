@@ -28,7 +28,6 @@ class body, and the constructor's parameters are :mod:`w2v.model.gensim_params`'
 import copy as _copy
 import dataclasses
 import logging
-import warnings
 
 import numpy as np
 
@@ -41,6 +40,7 @@ from ..training.weights import fresh_weights, grow_weights
 from ..training.lifecycle import MID_EPOCH_KEYS
 from ..util.aliases import renamed
 from ..vectors.keyed import KeyedVectors, save_word2vec_format
+from ..util.caller_warnings import warn
 from .gensim_api import check_totals, lifecycle_event, train_at_once, train_result, train_setting_changes
 from .gensim_params import constructor_arguments, constructor_signature
 from .reader import CorpusReader, corpus_source_for, same_corpus
@@ -113,8 +113,8 @@ lanes, round_words
         if options.sentences is not None or options.corpus_file is not None:
             train_at_once(self, options)
         elif options.trim_rule is not None or options.callbacks:
-            warnings.warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
-                          "corpus_file); give them to build_vocab() and train()", stacklevel=2)
+            warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
+                 "corpus_file); give them to build_vocab() and train()")
 
     __init__.__signature__ = constructor_signature()
 
@@ -563,28 +563,42 @@ report_delay, compute_loss, callbacks
         save_word2vec_format(self.wv, path, binary=binary)
 
     def save(self, path):
-        """Save the full model (to train it further) in the directory ``path``, atomically.
+        """Save the full model (to train it further) to ``path``, atomically: a directory, or one file.
 
         Input and output weights, vocabulary with counts, Huffman tree,
         settings and the state of the latest run, as ``.npy`` arrays, a UTF-8
-        ``vocab.tsv`` and JSON headers: no pickle.  The directory is also a
-        native vectors directory, so ``w2v.load(path)`` reads its vectors.
-        See :mod:`w2v.model.persist`.
+        ``vocab.tsv`` and JSON headers: no pickle.  An existing file (an
+        empty one, as ``tempfile.NamedTemporaryFile`` makes, or a model saved
+        there before) and a new path ending in ``.w2v`` get one file, an
+        uncompressed zip archive of those files whose arrays are
+        memory-mapped in place; any other path gets a directory
+        (:func:`w2v.formats.writes_single_file`).  Either is also a native
+        vectors model, so ``w2v.load(path)`` reads its vectors.  See
+        :mod:`w2v.model.persist` and docs/formats.md.
         """
         persist.save_model(self, path)
 
     @classmethod
     def load(cls, path, rethrow=False):
-        """Load a model saved by :meth:`save`; ``train(corpus)`` then continues training.
+        """Load a model saved by :meth:`save` (a directory, or one file); ``train(corpus)`` then continues training.
 
         ``rethrow`` is gensim's: w2v always raises what goes wrong.
 
         Raises
         ------
         w2v.errors.FormatError
-            A file is missing, truncated or corrupt (the message names it).
+            A file is missing, truncated or corrupt (the message names it);
+            a Python pickle written by gensim's ``save`` (w2v never
+            unpickles: the message says how to carry its vectors over).
         """
         return persist.load_model(cls, path)
+
+    def __str__(self):
+        """gensim's summary: ``Word2Vec<vocab=V, vector_size=D, alpha=A>`` (``vocab=0`` before a vocabulary)."""
+        return (f"{type(self).__name__}<vocab={0 if self.vocab is None else len(self.vocab)}, "
+                f"vector_size={self.settings.dim}, alpha={self.settings.alpha}>")
+
+    __repr__ = __str__   # gensim's repr is object's; its summary says more
 
     def close(self):
         """Release the encoded corpus (and its temporary file, if any) and the corpus it came from."""

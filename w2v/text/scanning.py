@@ -18,7 +18,6 @@ Which files a corpus names, how each is opened and whether it is text is
 """
 import os
 import re
-import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
@@ -30,6 +29,7 @@ from .encoded import DEFAULT_MEMORY_BUDGET, SENTINEL, IdStream
 from ..errors import CorpusError, CorpusWarning, ParameterError
 from .inputs import TextCheck, input_size, open_binary, open_text, resolve_inputs
 from ..util.opener import replaced_sequences
+from ..util.caller_warnings import warn
 
 __all__ = ["TOKENIZERS", "DEFAULT_CHUNK_CHARS", "DEFAULT_MEMORY_BUDGET", "ScannedCorpus", "scan_corpus",
            "iter_token_lines", "read_chunks", "token_pieces", "warn_replaced_bytes", "resolve_inputs", "open_binary",
@@ -348,8 +348,7 @@ def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace
         detail = f"{tokens:,} tokens ({n_bad:,} distinct word{'s' if n_bad > 1 else ''}) hold it"
     else:
         detail = f"{sequences:,} byte sequences, which the {tokenizer} tokenizer then dropped"
-    warnings.warn(f"{where}: bytes that are not UTF-8 were read as U+FFFD: {detail}", CorpusWarning,
-                  stacklevel=stacklevel)
+    warn(f"{where}: bytes that are not UTF-8 were read as U+FFFD: {detail}", CorpusWarning, stacklevel=stacklevel)
 
 
 def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress, allow_binary=False, counter=None,

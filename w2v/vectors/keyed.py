@@ -494,7 +494,7 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
 
 
 def load_native(path, mmap=True, check_values=True):
-    """Load a native-format model directory.
+    """Load a native-format model (a directory, or one file).
 
     Every file is checked (see :func:`w2v.formats.read_native`).  Where
     ``path`` is missing because a save of it was killed midway, the newest
@@ -504,7 +504,7 @@ def load_native(path, mmap=True, check_values=True):
     Parameters
     ----------
     path : str or os.PathLike
-        The directory written by :func:`save_native`.
+        The directory or file written by :func:`save_native`.
     mmap : bool, optional
         Memory-map ``vectors.npy`` read-only (``np.load(..., mmap_mode='r',
         allow_pickle=False)``) instead of reading it into memory.
@@ -535,8 +535,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     Parameters
     ----------
     path : str or os.PathLike
-        A native model directory, or a word2vec binary/text file (optionally
-        ``.gz``/``.bz2``/``.xz`` compressed; fastText ``.vec`` included).
+        A native model (a directory, or one file), or a word2vec binary/text
+        file (optionally ``.gz``/``.bz2``/``.xz`` compressed; fastText
+        ``.vec`` included).
     binary : bool, optional
         For word2vec files: binary or text; auto-detected when None.
     limit : int, optional
@@ -604,20 +605,21 @@ def save_word2vec_format(kv, path, binary=True):
 
 
 def save_native(kv, path, extra=None):
-    """Save vectors in the native format (a directory), atomically.
+    """Save vectors in the native format (a directory, or one file), atomically.
 
-    See :func:`w2v.formats.write_native` for the files and how they are put
-    in place; an existing native model at ``path`` is replaced.
+    See :func:`w2v.formats.write_native` for the files, which form a path
+    gets, and how they are put in place; an existing native model at
+    ``path`` is replaced.
 
     Parameters
     ----------
     kv : KeyedVectors
         The vectors, with their counts and settings.
     path : str or os.PathLike
-        Target directory.
+        Target directory or file.
     extra : callable, optional
-        ``extra(tmpdir)`` writes further files into the temporary directory
-        before it is renamed into place (a full model's files).
+        ``extra(writer)`` writes further members (a full model's) before the
+        model is put in place (see :func:`w2v.formats.write_native`).
 
     Raises
     ------
@@ -647,7 +649,8 @@ def save(kv, path, format=None):
     path : str or os.PathLike
     format : {'bin', 'text', 'native'}, optional
         When None: ``.bin`` (optionally compressed) is binary, ``.txt`` and
-        ``.vec`` are text, anything else is a native directory.
+        ``.vec`` are text, anything else is the native format (one file
+        or a directory: :func:`w2v.formats.writes_single_file`).
 
     Raises
     ------
