@@ -12,6 +12,9 @@ native (:mod:`w2v.formats.native`)
     (``word<TAB>count`` per line, in row order) and ``meta.json``; its
     files are read and written with the checks of :mod:`w2v.formats.files`.
 
+Which of them a path names when vectors are written is one rule,
+:func:`w2v.formats.suffixes.format_for_path`.
+
 The readers return plain data (:class:`Word2VecVectors`,
 :class:`NativeVectors`) and the writers take it; :mod:`w2v.vectors.keyed` builds
 and takes :class:`~w2v.vectors.keyed.KeyedVectors` with them (``w2v.load``,
@@ -25,15 +28,16 @@ from .files import (MAX_JSON_BYTES, MAX_JSON_DEPTH, check_utf8, decode_utf8, enc
                     open_model_file, read_array, read_json, read_model_file, write_array)
 from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, TEMP_SUFFIX, NativeVectors, aside_dirs,
                      inspect_native, is_native_dir, locate_model, read_native, temp_dirs, write_native)
+from .suffixes import FORMATS, format_for_path
 from .word2vec import (Word2VecVectors, check_encoding, check_limit, check_unicode_errors, inspect_word2vec,
                        read_vocab_counts, read_word2vec, write_vocab_counts, write_word2vec)
 
-__all__ = ["ASIDE_SUFFIX", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT", "NATIVE_VERSION", "TEMP_SUFFIX",
-           "NativeVectors", "Word2VecVectors", "aside_dirs", "check_encoding", "check_limit", "check_unicode_errors",
-           "check_utf8", "decode_utf8", "encode_json", "inspect", "inspect_native", "inspect_word2vec",
-           "is_native_dir", "json_default", "load_npy", "locate_model", "open_model_file", "read_array", "read_json",
-           "read_model_file", "read_native", "read_vocab_counts", "read_word2vec", "temp_dirs", "write_array",
-           "write_native", "write_vocab_counts", "write_word2vec"]
+__all__ = ["ASIDE_SUFFIX", "FORMATS", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT", "NATIVE_VERSION",
+           "TEMP_SUFFIX", "NativeVectors", "Word2VecVectors", "aside_dirs", "check_encoding", "check_limit",
+           "check_unicode_errors", "check_utf8", "decode_utf8", "encode_json", "format_for_path", "inspect",
+           "inspect_native", "inspect_word2vec", "is_native_dir", "json_default", "load_npy", "locate_model",
+           "open_model_file", "read_array", "read_json", "read_model_file", "read_native", "read_vocab_counts",
+           "read_word2vec", "temp_dirs", "write_array", "write_native", "write_vocab_counts", "write_word2vec"]
 
 
 def inspect(path):
