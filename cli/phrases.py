@@ -9,7 +9,8 @@ from w2v.errors import ParameterError
 from w2v.settings import MAX_THREADS, available_cores
 
 from .common import one_line_errors, say
-from .train import check_distinct_outputs, check_outputs_not_corpus, check_writable
+from .output import check_writable
+from .train import check_distinct_outputs, check_outputs_not_corpus
 
 
 def connector_words(value):

@@ -5,7 +5,7 @@ import os
 import click
 
 from .common import one_line_errors, say
-from .train import check_writable
+from .output import check_writable
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
