@@ -4,8 +4,13 @@ The kernels here are cached, so the compilation is that of small functions made 
 (Numba's events are the same); ``tests/test_install.py`` runs a real first compilation.
 """
 import io
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +20,8 @@ from numba import njit
 from w2v.training.progress import COMPILING, KernelWatch
 from w2v_cli.main import main
 from w2v_cli.train import tokenizer_hint
+
+from .conftest import ROOT
 
 
 
@@ -133,6 +140,41 @@ def test_the_report_counts_the_kernel_load_beside_the_corpus_read(small_corpus, 
     report = json.loads(rep.read_text())
     assert report["kernel_load_seconds"] >= 0.9
     assert report["vocab_seconds"] + report["kernel_load_seconds"] <= report["total_seconds"]
+
+
+def test_ctrl_c_during_the_first_compilation_ends_the_command_at_once(small_corpus, tmp_path):
+    # Ctrl-C while the training kernel compiled in its thread took the rest of the compilation (20 s
+    # to 90 s) to be honoured: the interrupted corpus read waited for the kernel load on its way out
+    from w2v.kernels.cpu import train_tokens
+
+    cache = tmp_path / "numba-cache"   # empty: every kernel compiles
+    out = tmp_path / "out"
+    out.mkdir()
+    # SIGINT as a terminal's Ctrl-C sends it, even where the tests run as a background job (which ignores it)
+    cmd = [sys.executable, "-c", "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+           "from w2v_cli.main import main; main()", "train", str(small_corpus), "-o", str(out / "v.bin"),
+           "--dim", "8", "--epochs", "1", "--threads", "1"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, NUMBA_CACHE_DIR=str(cache)))
+    try:
+        said = []
+        for line in proc.stderr:
+            said.append(line.rstrip("\n"))
+            if line.startswith("compiling "):
+                break
+        assert said and said[-1].startswith("compiling "), said
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        proc.wait(timeout=300)   # a guard against a hang, not a timing
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and rest.splitlines() == ["interrupted"], rest
+    assert os.listdir(out) == []
+    # the command ended before the compiler did: Numba never cached the training kernel it was compiling
+    kernel = f"{Path(train_tokens.py_func.__code__.co_filename).stem}.{train_tokens.py_func.__qualname__}-"
+    assert cache.is_dir() and not [p.name for p in cache.rglob(kernel + "*.nbi")]
 
 
 # --------------------------------------------------------------------------- the tokenizer hint

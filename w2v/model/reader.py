@@ -361,16 +361,15 @@ class CorpusReader:
         with KernelWatch(on_compile=lambda: shown.message(COMPILING)) as kernels:
             # load the CPU training kernel while the corpus is read (about a second from Numba's cache)
             loader = start_kernel_load(settings) if settings.device != "cuda" and not update else None
+            reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step)
             try:
-                reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step)
-                try:
-                    read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
-                except VocabularyError:
-                    self.drop_scan()
-                    raise
-            finally:
-                if loader is not None:
-                    kernels.wait(loader)
+                read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
+            except VocabularyError:
+                self.drop_scan()
+                raise
+            # not after an error or Ctrl-C, which end the read at once: the load goes on in its daemon thread
+            if loader is not None:
+                kernels.wait(loader)
         read.kernel_load_seconds = kernels.waited
         read.seconds = max(0.0, time.perf_counter() - t0 - kernels.waited)
         if kernels.compiled:
