@@ -18,7 +18,7 @@ from w2v.training.progress import Progress
 from w2v.settings import available_cores
 
 from . import resume as full
-from .common import json_safe, one_line_errors, say
+from .common import json_safe, load_phrase_kernels, one_line_errors, say
 from .options import SettingFlags, setting_options
 from .output import VectorsOutput, check_can_create, check_writable, to_option
 
@@ -274,12 +274,14 @@ class TrainCommand:
             raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
         if self.text_format and self.to not in (None, "text"):
             raise click.UsageError(f"--text and --to {self.to} ask for two formats; give one")
-        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
         if flags["device"] == "cuda":   # one-line error before reading the corpus
             from w2v.cuda import require_cuda
             require_cuda()
         if not self.resume or self.output is not None:   # else once the model says where (resumed)
             self.check_outputs()
+        if self.phrases is not None:
+            load_phrase_kernels(self.quiet)   # said apart when they compile, not within the corpus read
+        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
         self.warn_of_slow_settings()
 
     def check_outputs(self):
