@@ -4,6 +4,8 @@ import os
 
 import click
 
+from w2v.util.extras import install_hint
+
 from .common import one_line_errors, say
 from .output import check_writable
 
@@ -32,8 +34,8 @@ def _check_method(method):
     from w2v.plot.deps import MissingExtraError
 
     if method not in ("auto", *installed_methods()):
-        package = {"tsne": "openTSNE or scikit-learn: pip install 'w2v[plot]'",
-                   "umap": "umap-learn: pip install 'w2v[umap]'"}[method]
+        package = {"tsne": f"openTSNE or scikit-learn: {install_hint('plot')}",
+                   "umap": f"umap-learn: {install_hint('umap')}"}[method]
         raise MissingExtraError(f"--method {method} needs {package}")
 
 

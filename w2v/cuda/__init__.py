@@ -22,8 +22,9 @@ Modules:
 import functools
 
 from ..errors import DeviceError
+from ..util.extras import install_hint
 
-INSTALL_HINT = "pip install 'w2v[cuda]'"
+INSTALL_HINT = install_hint("cuda")
 
 
 def _one_line(exc):
