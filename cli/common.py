@@ -67,6 +67,19 @@ def say(text):
     write_or_drop(sys.stderr, text + "\n")
 
 
+def load_phrase_kernels(quiet):
+    """Load the phrase kernels before the corpus is read (:func:`w2v.phrases.kernel_load.load_phrase_kernels`);
+    unless ``quiet``, a compilation says so before it starts and how long it took after."""
+    # imported here: Numba's compiler, which only the commands that join phrases need at this point
+    from w2v.phrases.kernel_load import load_phrase_kernels as load
+    from w2v.training.progress import KernelWatch
+
+    with KernelWatch(on_compile=None if quiet else say) as kernels:
+        load()
+    if kernels.compiled and not quiet:
+        say(kernels.compiled_line())
+
+
 def _quiet_stdout():
     """The reader of stdout went away (``w2v info f | head -1``): stop quietly.
 

@@ -8,8 +8,9 @@ from w2v.text.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import ParameterError
 from w2v.settings import MAX_THREADS, available_cores
 
-from .common import one_line_errors, say
-from .train import check_distinct_outputs, check_outputs_not_corpus, check_writable
+from .common import load_phrase_kernels, one_line_errors, say
+from .output import check_writable
+from .train import check_distinct_outputs, check_outputs_not_corpus
 
 
 def connector_words(value):
@@ -69,6 +70,7 @@ def phrases(corpus, output, save_model, apply_model, threads, quiet, **options):
     if not output and not save_model:
         raise click.UsageError("give -o/--output, --save-model, or both")
     threads = _check_threads(threads)
+    load_phrase_kernels(quiet)   # said apart when they compile
     settings, passes, frozen = _model_options(apply_model, options)
     if output:
         _check_text_delimiter(settings if frozen is None else frozen.settings)

@@ -6,9 +6,10 @@ import click
 
 from w2v.errors import FormatError, ParameterError
 from w2v.util.atomic import atomic_write_text
+from w2v.util.extras import install_hint
 
 from .common import one_line_errors, say
-from .train import check_writable
+from .output import check_writable
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -34,8 +35,8 @@ def _check_method(method):
     from w2v.plot import MissingExtraError, installed_methods   # start-up: loads scipy.linalg (+0.3 s)
 
     if method not in ("auto", *installed_methods()):
-        package = {"tsne": "openTSNE or scikit-learn: pip install 'w2v[plot]'",
-                   "umap": "umap-learn: pip install 'w2v[umap]'"}[method]
+        package = {"tsne": f"openTSNE or scikit-learn: {install_hint('plot')}",
+                   "umap": f"umap-learn: {install_hint('umap')}"}[method]
         raise MissingExtraError(f"--method {method} needs {package}")
 
 

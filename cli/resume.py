@@ -56,6 +56,23 @@ def resume_corpus(model, path):
     return tuple(files)
 
 
+def recorded_output(model, path):
+    """Where the run of the model resumed from ``path`` wrote its vectors: ``{"path": ..., "format": ...}``.
+
+    Raises
+    ------
+    OutputError
+        The model records none (saved from Python, or by a w2v that did not
+        record it): ``-o`` must say where, rather than a ``vectors.bin`` in
+        the current folder being replaced unasked.
+    """
+    output = (model.run_state or {}).get("output")
+    if output is None:
+        raise OutputError(f"--resume {path}: the model does not record where its vectors were written "
+                          f"(saved from Python, or by an older w2v); pass -o PATH")
+    return output
+
+
 def describe(model):
     """One line on the state of a loaded model, for the progress output."""
     state = model.run_state

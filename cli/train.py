@@ -12,7 +12,7 @@ import click
 
 import w2v
 import w2v.cuda
-from w2v.util.atomic import atomic_write_text, creation_error
+from w2v.util.atomic import atomic_write_text
 from w2v.model.checkpoints import parse_interval
 from w2v.text.raw_text import HINT_TOP_WORDS, raw_text_finding
 from w2v.text.scanning import resolve_inputs
@@ -21,9 +21,10 @@ from w2v.training.progress import Progress
 from w2v.settings import available_cores
 
 from . import resume as full
-from .common import json_safe, one_line_errors, say
+from .common import json_safe, load_phrase_kernels, one_line_errors, say
 from .dask_train import train_on_dask
 from .options import SettingFlags, setting_options
+from .output import VectorsOutput, check_can_create, check_writable, to_option
 
 
 def bundled_corpus():
@@ -35,38 +36,8 @@ def bundled_corpus():
 
 
 BUNDLED_CORPUS = bundled_corpus()
+DEFAULT_OUTPUT = "vectors.bin"
 DEMO_WORDS = ("man", "woman", "house", "sea", "night", "king", "love", "father")
-
-
-def check_writable(path):
-    """Fail before training, not after, if ``path`` cannot be written.
-
-    The file is written as a temporary file in its folder, renamed over it
-    (:func:`w2v.util.atomic.atomic_write`), so a temporary file is created there
-    and removed: the permission bits do not bind root, and ``/proc`` takes
-    no new file whatever they say.  A device or a pipe is written through,
-    and only its permissions are checked.
-    """
-    path = os.path.abspath(path)
-    parent = os.path.dirname(path)
-    if os.path.isdir(path):
-        raise OutputError(f"output path is a directory: {path}")
-    if not os.path.isdir(parent):
-        raise OutputError(f"output directory does not exist: {parent}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"output directory is not writable: {parent}")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise OutputError(f"output file is not writable: {path}")
-    if os.path.exists(path) and not os.path.isfile(path):
-        return
-    check_can_create(parent, f"output directory is not writable: {parent}")
-
-
-def check_can_create(directory, message):
-    """Raise ``OutputError(message)``, with the reason, unless a file can be created in ``directory``."""
-    reason = creation_error(directory)
-    if reason is not None:
-        raise OutputError(f"{message} (creating a file there failed: {reason})")
 
 
 def check_distinct_outputs(**paths):
@@ -121,16 +92,20 @@ def check_outputs_not_corpus(corpus, **paths):
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("corpus", nargs=-1, type=click.Path())
-@click.option("-o", "--output", default="vectors.bin", show_default=True,
-              help="Output vectors (word2vec.c binary format, or text with --text).")
+@click.option("-o", "--output", default=None, show_default=DEFAULT_OUTPUT, metavar="PATH",
+              help="Output vectors, in the format the name says: .bin (or another compressed name, or a "
+                   "device) word2vec.c binary, .txt or .vec word2vec text, any other name a native folder. "
+                   "With --resume: where the resumed run wrote.")
 @setting_options("model", "cbow_mean", "dim", "window", "negative", "hs", "sample", "min_count", "max_vocab_size",
                  "epochs", "alpha", "min_alpha", "threads", "seed", "ns_exponent", "exact")
-@click.option("--text", "text_format", is_flag=True, help="Write the text format instead of binary.")
+@click.option("--text", "text_format", is_flag=True, help="Write word2vec text, whatever -o's name (--to text).")
+@to_option("Write this format, whatever -o's name [default: from -o's name].")
 @setting_options("lowercase", "tokenizer", "max_sentence_length", "memory_budget")
 @click.option("--resume", type=click.Path(), default=None,
               help="Continue training the full model (or checkpoint) in this directory or file on CORPUS "
-                   "(default: the corpus it was trained on); its settings apply unless given here. "
-                   "An unfinished checkpoint runs its remaining epochs.")
+                   "(default: the corpus it was trained on); its settings apply unless given here, and the "
+                   "vectors go where its run wrote them unless -o is given. An unfinished checkpoint runs "
+                   "its remaining epochs.")
 @click.option("--update-vocab", is_flag=True,
               help="With --resume: add the new words of CORPUS (occurring --min-count times) to the vocabulary.")
 @click.option("--save-model", type=click.Path(), default=None,
@@ -172,12 +147,16 @@ def train(corpus, **options):
     and prints the nearest neighbours of a few words.
     """
     ctx = click.get_current_context()
+    if options["output"] is None and not options["resume"]:   # a resumed run's is the one it recorded
+        options["output"] = DEFAULT_OUTPUT
     cmd = TrainCommand(corpus=tuple(corpus), flags=SettingFlags.take(options, ctx), **options)
     demo = cmd.demo
     cmd = cmd.with_demo_corpus() if demo else cmd
     cmd.check()
     t0 = time.perf_counter()
     m = cmd.make_model()
+    if cmd.resume:
+        cmd = cmd.resumed(m)
     corpus = cmd.corpus or full.resume_corpus(m, cmd.resume)
     check_outputs_not_corpus(corpus, **cmd.output_paths())
     try:
@@ -190,7 +169,8 @@ def train(corpus, **options):
     result = m.last_train
     words_per_sec = (m.corpus_tokens * len(result.epoch_loss) / result.seconds if result.seconds > 0
                      else float("nan"))
-    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {cmd.output} ({cmd.format_name}); "
+    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {cmd.output} "
+                  f"({cmd.vectors.format_name}); "
                   f"training {result.seconds:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), "
                   f"total {total:.1f}s")
     report = build_report(m, corpus, cmd.output, words_per_sec, save_seconds=save_seconds, total_seconds=total)
@@ -210,7 +190,7 @@ class TrainCommand:
 
     corpus: tuple
     flags: SettingFlags
-    output: str
+    output: str          # None with --resume until the model says where its run wrote (resumed)
     text_format: bool
     resume: str
     update_vocab: bool
@@ -225,6 +205,7 @@ class TrainCommand:
     phrases: str = None
     checkpoint_every: str = None
     checkpoint_words: int = None
+    to: str = None
 
     @property
     def demo(self):
@@ -236,8 +217,28 @@ class TrainCommand:
         return bool(self.scheduler) or self.dask_workers is not None
 
     @property
-    def format_name(self):
-        return "text" if self.text_format else "binary"
+    def vectors(self):
+        """The vectors output: ``-o``'s path, in the format ``--to``, ``--text`` or its name says."""
+        return VectorsOutput.named(self.output, self.to, self.text_format)
+
+    def resumed(self, model):
+        """The command resuming ``model``: its vectors go to ``-o``, else where the run recorded them.
+
+        The outputs are checked as :meth:`check` does; unless quiet, a first
+        line says where the vectors go, the next the state of the model.
+        """
+        output, to, why = self.output, self.to, "as -o says"
+        if output is None:
+            recorded = full.recorded_output(model, self.resume)
+            output, why = recorded["path"], "where the resumed run wrote them (-o writes elsewhere)"
+            to = to or (None if self.text_format else recorded["format"])
+        cmd = dataclasses.replace(self, output=output, to=to)
+        cmd.check_outputs()
+        if not self.quiet:
+            vectors = cmd.vectors
+            say(f"writing the vectors to {vectors.path} ({vectors.format_name}) at the end, {why}")
+            say(full.describe(model))
+        return cmd
 
     def with_demo_corpus(self):
         """The command on the bundled corpus, with the simple tokenizer unless one is given."""
@@ -276,11 +277,21 @@ class TrainCommand:
                                    "(see docs/reproducibility.md)")
         if self.phrases is not None and self.on_dask:
             raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
-        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
+        if self.text_format and self.to not in (None, "text"):
+            raise click.UsageError(f"--text and --to {self.to} ask for two formats; give one")
         if flags["device"] == "cuda":   # one-line error before reading the corpus
             w2v.cuda.require_cuda()
+        if not self.resume or self.output is not None:   # else once the model says where (resumed)
+            self.check_outputs()
+        if self.phrases is not None:
+            load_phrase_kernels(self.quiet)   # said apart when they compile, not within the corpus read
+        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
+        self.warn_of_slow_settings()
+
+    def check_outputs(self):
+        """Refuse outputs that name one path twice or cannot be written, before the corpus is read."""
         check_distinct_outputs(**self.output_paths())
-        check_writable(self.output)
+        self.vectors.check()
         if self.report_json:
             check_writable(self.report_json)
         if self.plot_training:   # matplotlib and a known format, before the corpus is read
@@ -293,7 +304,6 @@ class TrainCommand:
                 full.check_model_dir(path, option)
                 parent = os.path.dirname(os.path.abspath(path))   # the model is written next to it first
                 check_can_create(parent, f"{option} {path}: directory {parent} is not writable")
-        self.warn_of_slow_settings()
 
     def warn_of_slow_settings(self):
         """One ``warning:`` line for each value that is allowed but slows training: more ``--threads`` than
@@ -311,14 +321,12 @@ class TrainCommand:
         from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
         if self.resume:
-            m = full.load_for_resume(self.resume, self.flags.explicit_settings())
-            if not self.quiet:
-                say(full.describe(m))
-            return m
+            return full.load_for_resume(self.resume, self.flags.explicit_settings())
         return Word2Vec(**self.flags.new_settings())
 
     def run(self, m, corpus):
         """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""
+        m.record_output(self.output, self.vectors.format)   # where a --resume of it writes (resumed)
         hook = full.checkpoint_hook(m, self.checkpoint, self.quiet) if self.checkpoint else None
         within = {}
         if self.checkpoint_every is not None or self.checkpoint_words is not None:   # and at epoch ends
@@ -360,9 +368,10 @@ class TrainCommand:
         if self.save_model:
             shown.status(f"saving the model to {self.save_model} ...")
             m.save(self.save_model)
-        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {self.output} "
-                     f"({self.format_name}) ...")
-        m.save_word2vec(self.output, binary=not self.text_format)
+        vectors = self.vectors
+        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {vectors.path} "
+                     f"({vectors.format_name}) ...")
+        vectors.write(m.wv)
         return time.perf_counter() - t_save
 
 

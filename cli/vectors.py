@@ -12,6 +12,7 @@ from w2v.errors import OutputError
 from w2v.settings import DEFAULT_ROUND_WORDS
 
 from .common import json_safe, one_line_errors, say
+from .output import VectorsOutput, to_option
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -215,9 +216,8 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
 @click.command(context_settings=_CTX)
 @click.argument("src", metavar="IN", type=click.Path())
 @click.argument("dst", metavar="OUT", type=click.Path())
-@click.option("--to", "to", type=click.Choice(["bin", "text", "native"]), default=None,
-              help="Output format [default: from OUT: .bin binary, .txt/.vec text, else native]; "
-                   "a .gz/.bz2/.xz suffix compresses bin/text.")
+@to_option("Output format [default: from OUT's name, as w2v train -o: .bin binary, .txt/.vec text, another "
+           "compressed name or a device binary, else a native folder]; a .gz/.bz2/.xz suffix compresses bin/text.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Convert only the first N vectors.")
 @_unicode_errors
 @one_line_errors
@@ -228,7 +228,6 @@ def convert(src, dst, to, limit, unicode_errors):
     model in place would replace what it holds.  An existing full model
     (saved by ``--save-model``) is never replaced by vectors only.
     """
-    from w2v.vectors.keyed import save   # start-up: loads scipy.linalg (+0.3 s)
 
     if os.path.exists(src) and os.path.exists(dst):
         try:
@@ -238,16 +237,21 @@ def convert(src, dst, to, limit, unicode_errors):
         if same:
             raise OutputError(f"cannot write {dst}: it is the input {src} itself (converting in place "
                               "would replace it); write to another path")
+    vectors = VectorsOutput.named(dst, to)
     kv = _load(src, limit=limit, unicode_errors=unicode_errors)
-    save(kv, dst, format=to)
-    click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst}", err=True)
+    vectors.write(kv)
+    click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst} ({vectors.format_name})", err=True)
 
 
 @click.command(context_settings=_CTX)
 @click.argument("model", type=click.Path())
 @one_line_errors
 def info(model):
-    """Print the vocabulary size, dimensionality, format and settings of MODEL."""
+    """Print the vocabulary size, dimensionality, format and settings of MODEL.
+
+    Only native folders and full models carry the training settings; the
+    word2vec formats hold words and vectors alone.
+    """
     from w2v.formats import inspect   # start-up: loads scipy.linalg (+0.3 s)
 
     desc = inspect(model_path(model))
@@ -262,8 +266,11 @@ def info(model):
         click.echo("settings:")
         for key in sorted(desc["settings"]):
             click.echo(f"  {key}: {json.dumps(desc['settings'][key])}")
+    elif desc["format"] == "native":
+        click.echo("settings:    none recorded (these vectors were saved without training settings)")
     else:
-        click.echo("settings:    unknown")
+        click.echo("settings:    none: a word2vec file holds only words and vectors (a native folder keeps "
+                   "the training settings: w2v train -o NAME without .bin/.txt/.vec, or --save-model)")
     for line in full_model_lines(desc.get("full_model"), desc["settings"]):
         click.echo(line)
 

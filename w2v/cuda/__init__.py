@@ -23,8 +23,9 @@ import functools
 
 from ..errors import DeviceError
 from ..settings import available_cores
+from ..util.extras import install_hint
 
-INSTALL_HINT = "pip install 'w2v[cuda]'"
+INSTALL_HINT = install_hint("cuda")
 
 
 def _one_line(exc):

@@ -14,6 +14,9 @@ native (:mod:`w2v.formats.native`)
     :mod:`w2v.formats.archive`); they are read and written with the checks
     of :mod:`w2v.formats.files` (:mod:`w2v.formats.members`).
 
+Which of them a path names when vectors are written is one rule,
+:func:`w2v.formats.suffixes.format_for_path`.
+
 The readers return plain data (:class:`Word2VecVectors`,
 :class:`NativeVectors`) and the writers take it; :mod:`w2v.vectors.keyed` builds
 and takes :class:`~w2v.vectors.keyed.KeyedVectors` with them (``w2v.load``,
@@ -29,18 +32,19 @@ from .files import (MAX_JSON_BYTES, MAX_JSON_DEPTH, check_utf8, decode_utf8, enc
 from .native import (ASIDE_SUFFIX, NATIVE_FORMAT, NATIVE_VERSION, SINGLE_FILE_SUFFIX, TEMP_SUFFIX, NativeVectors,
                      aside_dirs, check_model_target, inspect_native, is_model_file, is_native_dir, locate_model,
                      open_model, read_native, read_native_members, temp_dirs, write_native, writes_single_file)
+from .suffixes import FORMATS, format_for_path
 from .word2vec import (FLOAT_TYPES, Word2VecVectors, check_datatype, check_encoding, check_limit,
                        check_unicode_errors, inspect_word2vec, read_vocab_counts, read_word2vec, write_vocab_counts,
                        write_word2vec)
 
-__all__ = ["ASIDE_SUFFIX", "FLOAT_TYPES", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT", "NATIVE_VERSION",
-           "SINGLE_FILE_SUFFIX", "TEMP_SUFFIX", "NativeVectors", "Word2VecVectors", "aside_dirs", "check_datatype",
-           "check_encoding", "check_limit", "check_model_target", "check_unicode_errors", "check_utf8", "decode_utf8",
-           "encode_json", "inspect", "inspect_native", "inspect_word2vec", "is_archive", "is_model_file",
-           "is_native_dir", "json_default", "load_npy", "locate_model", "open_model", "open_model_file", "read_array",
-           "read_json", "read_model_file", "read_native", "read_native_members", "read_vocab_counts", "read_word2vec",
-           "refuse_pickle", "temp_dirs", "write_array", "write_native", "write_vocab_counts", "write_word2vec",
-           "writes_single_file"]
+__all__ = ["ASIDE_SUFFIX", "FLOAT_TYPES", "FORMATS", "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "NATIVE_FORMAT",
+           "NATIVE_VERSION", "SINGLE_FILE_SUFFIX", "TEMP_SUFFIX", "NativeVectors", "Word2VecVectors", "aside_dirs",
+           "check_datatype", "check_encoding", "check_limit", "check_model_target", "check_unicode_errors",
+           "check_utf8", "decode_utf8", "encode_json", "format_for_path", "inspect", "inspect_native",
+           "inspect_word2vec", "is_archive", "is_model_file", "is_native_dir", "json_default", "load_npy",
+           "locate_model", "open_model", "open_model_file", "read_array", "read_json", "read_model_file",
+           "read_native", "read_native_members", "read_vocab_counts", "read_word2vec", "refuse_pickle", "temp_dirs",
+           "write_array", "write_native", "write_vocab_counts", "write_word2vec", "writes_single_file"]
 
 
 def inspect(path):

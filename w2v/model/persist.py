@@ -205,6 +205,12 @@ def _training_state(header, mpath):
     ticks = t.get("progress")
     if ticks is not None:
         state["progress"] = _progress_ticks(ticks, mpath)
+    output = t.get("output")   # where w2v train wrote the run's vectors (Word2Vec.record_output)
+    if output is not None:
+        if not (isinstance(output, dict) and isinstance(output.get("path"), str)
+                and output.get("format") in ("bin", "text", "native")):
+            raise FormatError(f"{mpath}: training.output must hold a path and a format (bin, text or native)")
+        state["output"] = {"path": output["path"], "format": output["format"]}
     fp = t.get("corpus_fingerprint")
     if fp is not None:
         if not (isinstance(fp, dict) and isinstance(fp.get("hash"), str) and len(fp["hash"]) == 32):

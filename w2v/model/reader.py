@@ -36,7 +36,7 @@ from ..text.scanning import scan_corpus
 from ..text.sentences import file_backed
 from ..text.vocab import build_vocab, final_vocab_min_count, kept_words, merge_vocab, vocab_ids
 from ..training.kernelcalls import start_kernel_load
-from ..training.progress import COMPILING, KernelWatch, Progress
+from ..training.progress import KernelWatch, Progress
 
 __all__ = ["CorpusRead", "CorpusReader", "corpus_source_for", "same_corpus", "scan_with_progress"]
 
@@ -372,24 +372,22 @@ class CorpusReader:
         update = vocab is not None
         shown = Progress(1, settings, stream=progress_stream, quiet=quiet)
         step = ("updating" if update else "building") + " the vocabulary and encoding the corpus"
-        with KernelWatch(on_compile=lambda: shown.message(COMPILING)) as kernels:
+        with KernelWatch(on_compile=shown.message) as kernels:
             # load the CPU training kernel while the corpus is read (about a second from Numba's cache)
             loader = start_kernel_load(settings) if settings.device != "cuda" and not update else None
+            reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step, vocab)
             try:
-                reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step, vocab)
-                try:
-                    read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
-                except VocabularyError:
-                    self.drop_scan()
-                    raise
-            finally:
-                if loader is not None:
-                    kernels.wait(loader)
+                read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
+            except VocabularyError:
+                self.drop_scan()
+                raise
+            # not after an error or Ctrl-C, which end the read at once: the load goes on in its daemon thread
+            if loader is not None:
+                kernels.wait(loader)
         read.kernel_load_seconds = kernels.waited
         read.seconds = max(0.0, time.perf_counter() - t0 - kernels.waited)
         if kernels.compiled:
-            reporter.message(f"compiled the training kernels in {kernels.compile_seconds:.1f}s "
-                             f"(later runs load them from the cache)")
+            reporter.message(kernels.compiled_line())
         if not quiet and not dry_run:
             reporter.message(_vocabulary_line(read))
         return read

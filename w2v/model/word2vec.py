@@ -28,6 +28,7 @@ class body, and the constructor's parameters are :mod:`w2v.model.gensim_params`'
 import copy as _copy
 import dataclasses
 import logging
+import os
 
 import numpy as np
 
@@ -99,6 +100,7 @@ lanes, round_words
         self._encoded = None        # its encoded ids (w2v.text.encoded.EncodedCorpus)
         self._corpus_files = None   # its inputs, as absolute paths
         self._source = None         # the corpus it was read from (w2v.text.iterables.CorpusSource)
+        self._output = None         # where its runs' vectors are written, for run_state (record_output)
         self._rng_states = None     # the workers' random states, continued by the next run
         self._wv = None
         self._reader = CorpusReader()   # reads corpora, keeps a scan waiting for prepare_vocab
@@ -301,8 +303,26 @@ lanes, round_words
     # ------------------------------------------------------------------ runs
     def start_run(self, run_state):
         """Record the run about to train (a dict: ``epochs``, ``epochs_done``, ``corpus_length``,
-        ``corpus_words``, ``corpus_files``, and ``sharded`` for Dask), see :func:`w2v.training.lifecycle.begin_run`."""
-        self.run_state = run_state
+        ``corpus_words``, ``corpus_files``, and ``sharded`` for Dask), see :func:`w2v.training.lifecycle.begin_run`;
+        the output :meth:`record_output` names is added as ``output``."""
+        self.run_state = run_state if self._output is None else {**run_state, "output": dict(self._output)}
+
+    def record_output(self, path, format):
+        """Record where the vectors of this model's runs are written, for ``w2v train --resume``.
+
+        The run state keeps ``{"path": absolute path, "format": format}`` as
+        ``output`` (saved with the model and its checkpoints), so that a
+        resumed run writes where the run wrote.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The vectors' path (``w2v train -o``).
+        format : {'bin', 'text', 'native'}
+        """
+        self._output = {"path": os.path.abspath(path), "format": format}
+        if self.run_state is not None:
+            self.run_state["output"] = dict(self._output)
 
     def set_rng_states(self, states):
         """The workers' random states of the run (advanced in place by the kernels, saved with the model)."""
@@ -376,6 +396,7 @@ lanes, round_words
         self._rng_states = rng_states
         self.run_state = run_state
         self._corpus_files = run_state.get("corpus_files") if run_state else None
+        self._output = run_state.get("output") if run_state else None
         self._wv = None
         return self
 

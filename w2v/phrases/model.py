@@ -23,6 +23,7 @@ from ..errors import ParameterError
 from ..text.encoded import DEFAULT_MEMORY_BUDGET, IdStream
 from ..text.scanning import scan_corpus
 from .joining import PhraseJoining
+from .kernel_load import load_phrase_kernels
 from .scoring import is_phrase, npmi_scorer, original_scorer, score_pairs
 from .settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings
 from .tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, VocabBound, check_threads, count_stream,
@@ -90,6 +91,7 @@ class Phrases(PhraseJoining):
                                        connector_words=connector_words, max_table_size=max_vocab_size,
                                        max_sentence_length=max_sentence_length)
         self.threads = check_threads(threads)
+        load_phrase_kernels()   # all of them now, not on a later call (logged)
         self.read_options = dict(tokenizer=tokenizer, lowercase=lowercase, memory_budget=memory_budget,
                                  allow_binary=allow_binary)
         self.progress_per = progress_per
@@ -374,6 +376,7 @@ class FrozenPhrases(PhraseJoining):
     """
 
     def __init__(self, phrases_model=None, settings=None):
+        load_phrase_kernels()   # all of them now, not on a later call (logged)
         if phrases_model is not None:
             settings = phrases_model.settings
         self.settings = settings if settings is not None else PhraseSettings()

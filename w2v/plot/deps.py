@@ -11,8 +11,9 @@ import os
 
 from ..util.atomic import atomic_write
 from ..errors import ParameterError, W2VError
+from ..util.extras import install_hint
 
-PLOT_EXTRA = "pip install 'w2v[plot]'"
+PLOT_EXTRA = install_hint("plot")
 FORMATS = ("png", "svg", "pdf")   # what save_figure writes (the suffix of its path, or format=)
 
 

@@ -12,12 +12,13 @@ import warnings
 import numpy as np
 
 from ..errors import ParameterError
+from ..util.extras import install_hint
 from .deps import PLOT_EXTRA, MissingExtraError
 
 __all__ = ["METHODS", "installed_methods", "best_method", "project"]
 
 METHODS = ("pca", "tsne", "umap")
-UMAP_EXTRA = "pip install 'w2v[umap]'"
+UMAP_EXTRA = install_hint("umap")
 
 
 def _installed(module):

@@ -46,9 +46,8 @@ import os
 import numpy as np
 
 from ..errors import ParameterError
-from ..formats import check_datatype, write_native, write_word2vec
+from ..formats import check_datatype, format_for_path, write_native, write_word2vec
 from ..util.checks import is_integer, is_real
-from ..util.opener import strip_compression_suffix
 from . import editing, files, intrinsic, legacy, neighbours, ranking, vecattrs
 from . import lookup as lookups, similarity as similarities   # the class binds methods named lookup, similarity
 from .store import VectorStore, as_counts, as_keys
@@ -648,9 +647,11 @@ def save(kv, path, format=None):
     kv : KeyedVectors
     path : str or os.PathLike
     format : {'bin', 'text', 'native'}, optional
-        When None: ``.bin`` (optionally compressed) is binary, ``.txt`` and
-        ``.vec`` are text, anything else is the native format (one file
-        or a directory: :func:`w2v.formats.writes_single_file`).
+        When None, the one ``path`` names (:func:`w2v.formats.format_for_path`):
+        ``.bin`` (optionally compressed) is binary, ``.txt`` and ``.vec`` are
+        text, another compressed name or a device is binary, anything else is
+        the native format (one file for a ``.w2v`` name or an existing file,
+        else a directory: :func:`w2v.formats.writes_single_file`).
 
     Raises
     ------
@@ -658,19 +659,8 @@ def save(kv, path, format=None):
         Unknown ``format``.
     """
     path = os.fspath(path)
-    if format is None:
-        name = strip_compression_suffix(path).lower()
-        if name.endswith(".bin"):
-            format = "bin"
-        elif name.endswith((".txt", ".vec")):
-            format = "text"
-        else:
-            format = "native"
-    if format in ("bin", "binary"):
-        save_word2vec_format(kv, path, binary=True)
-    elif format in ("text", "txt", "vec"):
-        save_word2vec_format(kv, path, binary=False)
-    elif format == "native":
+    format = format_for_path(path, format)
+    if format == "native":
         save_native(kv, path)
     else:
-        raise ParameterError(f"unknown format {format!r}; expected 'bin', 'text' or 'native'")
+        save_word2vec_format(kv, path, binary=format == "bin")

@@ -12,6 +12,7 @@ import logging
 import numpy as np
 
 from ..errors import ParameterError, W2VError
+from ..util.extras import install_hint
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ def _emd2():
         from ot import emd2   # optional extra: POT (w2v[wmd])
     except ImportError:
         raise _MissingPotError("wmdistance needs the POT package (Python Optimal Transport): "
-                               "pip install 'w2v[wmd]' or pip install POT") from None
+                               f"{install_hint('wmd')}, or pip install POT") from None
     return emd2
 
 
