@@ -52,15 +52,32 @@ def proc_sample(pid):
     return rss_pages * os.sysconf("SC_PAGE_SIZE"), cpu
 
 
-def tree_bytes(path):
-    """Bytes of the regular files under ``path`` (files vanishing meanwhile are skipped)."""
-    total = 0
+def tmp_bytes(pid, path):
+    """Bytes of the temporary files of process ``pid`` under ``path``: the files there, and those it holds
+    open there after unlinking them (w2v's encoded corpus is such a file)."""
+    seen, total = set(), 0
     for root, _, files in os.walk(path):
         for name in files:
             try:
-                total += os.lstat(os.path.join(root, name)).st_size
+                st = os.lstat(os.path.join(root, name))
             except OSError:
-                pass
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_size
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        fds = []
+    for fd in fds:
+        try:
+            if not os.readlink(f"/proc/{pid}/fd/{fd}").startswith(path):
+                continue
+            st = os.stat(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_size
     return total
 
 
@@ -78,7 +95,7 @@ class Sampler(threading.Thread):
             s = proc_sample(self.pid)
             if s is None:
                 return
-            self.rows.append((time.perf_counter() - self.t0, s[0], s[1], tree_bytes(self.tmpdir)))
+            self.rows.append((time.perf_counter() - self.t0, s[0], s[1], tmp_bytes(self.pid, self.tmpdir)))
             time.sleep(self.every)
 
 

@@ -13,6 +13,7 @@ import click
 
 from w2v.util.console import end_progress_line, write_or_drop
 from w2v.errors import W2VError
+from w2v.training.progress import KernelWatch
 
 
 def one_line_errors(func):
@@ -72,7 +73,6 @@ def load_phrase_kernels(quiet):
     unless ``quiet``, a compilation says so before it starts and how long it took after."""
     # imported here: Numba's compiler, which only the commands that join phrases need at this point
     from w2v.phrases.kernel_load import load_phrase_kernels as load
-    from w2v.training.progress import KernelWatch
 
     with KernelWatch(on_compile=None if quiet else say) as kernels:
         load()

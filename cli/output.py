@@ -107,6 +107,6 @@ class VectorsOutput:
 
     def write(self, kv):
         """Write the vectors ``kv`` (a :class:`w2v.KeyedVectors`), atomically."""
-        from w2v.vectors.keyed import save
+        from w2v.vectors.keyed import save   # start-up: loads scipy.linalg (+0.3 s)
 
         save(kv, self.path, format=self.format)
