@@ -225,7 +225,7 @@ def _corrupt(path, name, data):
 
 @pytest.mark.parametrize("damage, message", [
     (lambda p: (p / "meta.json").unlink(), "meta.json: missing"),
-    (lambda p: _corrupt(p, "meta.json", b"{not json"), "corrupt JSON"),
+    (lambda p: _corrupt(p, "meta.json", b"{not json"), "meta.json: not valid JSON"),
     (lambda p: _corrupt(p, "meta.json", b'{"format": "w2v-native"}'), "not a w2v phrase model"),
     (lambda p: (p / "pairs.npy").unlink(), "pairs.npy: missing"),
     (lambda p: _corrupt(p, "pairs.npy", (p / "pairs.npy").read_bytes()[:-8]), "truncated"),

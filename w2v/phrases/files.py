@@ -29,7 +29,7 @@ import numpy as np
 
 from ..util.atomic import fsync_dir, os_error_text, umask_mode
 from ..errors import FormatError, OutputError, ParameterError
-from ..formats.files import read_array, read_model_file, write_array
+from ..formats.files import read_array, read_json, read_model_file, write_array
 from .settings import MAX_PASSES, PhraseSettings
 from .tables import JoinTable, RunTable
 
@@ -121,11 +121,13 @@ def _check_replaceable(path, target):
 
 
 def _is_phrase_dir(path):
+    """Whether the folder ``path`` holds a phrase model: its ``meta.json`` read as the loader reads it
+    (a regular file in the folder, at most ``MAX_JSON_BYTES``, nested at most ``MAX_JSON_DEPTH`` levels)."""
     try:
-        with open(os.path.join(path, "meta.json"), "rb") as f:
-            return json.loads(f.read()).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
+        meta = read_json(os.path.join(path, "meta.json"), "missing")
+    except (OSError, FormatError):
         return False
+    return isinstance(meta, dict) and meta.get("format") == FORMAT
 
 
 def _swap_into_place(tmp, target):
@@ -216,11 +218,7 @@ def _read_common(path):
             raise FormatError(f"{path}: no such phrase model (a folder written by w2v phrases --save-model)")
         raise FormatError(f"{path}: not a phrase model folder")
     meta_path = os.path.join(path, "meta.json")
-    raw = read_model_file(meta_path, "missing: not a phrase model folder")
-    try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise FormatError(f"{meta_path}: corrupt JSON: {exc}") from None
+    meta = read_json(meta_path, "missing: not a phrase model folder")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise FormatError(f"{meta_path}: not a w2v phrase model (format {FORMAT!r} expected)")
     if meta.get("version") != VERSION:
