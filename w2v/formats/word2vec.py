@@ -37,6 +37,8 @@ __all__ = ["FLOAT_TYPES", "Word2VecVectors", "check_datatype", "check_encoding",
            "inspect_word2vec", "read_vocab_counts", "read_word2vec", "write_vocab_counts", "write_word2vec"]
 
 _WRITE_ROWS = 8192        # rows formatted per write call
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_DIGITS = len(str(_INT64_MAX))    # 19
 
 #: the types a matrix of vectors may have: float32, w2v's own (the training kernels', the native
 #: format's), and gensim's ``datatype`` choices float16 (half the memory) and float64
@@ -389,7 +391,8 @@ def read_vocab_counts(path, unicode_errors="strict"):
     Raises
     ------
     FormatError
-        A line is not a word and a non-negative integer, or not UTF-8.
+        A line is not a word and a non-negative integer, a count exceeds
+        int64, or a line is not UTF-8; the message names the line.
     FileNotFoundError
         ``path`` does not exist.
     """
@@ -415,7 +418,17 @@ def read_vocab_counts(path, unicode_errors="strict"):
                 continue
             if len(fields) != 2 or not (fields[1].isascii() and fields[1].isdigit()):
                 raise FormatError(f"{path}: line {line_no}: expected 'word count', got {raw[:60]!r}")
-            counts[fields[0]] = int(fields[1])
+            counts[fields[0]] = _count(fields[1], path, line_no)
+
+
+def _count(digits, path, line_no):
+    """The count written as the ASCII ``digits`` on line ``line_no`` of ``path``, which must fit in int64."""
+    # int() refuses 4,300 digits and more (ValueError); the arrays of counts hold int64
+    significant = digits.lstrip("0") or "0"     # int() counts leading zeros towards its limit too
+    if len(significant) > _INT64_DIGITS or int(significant) > _INT64_MAX:
+        shown = digits[:40] + ("..." if len(digits) > 40 else "")
+        raise FormatError(f"{path}: line {line_no}: count {shown} is too large (at most {_INT64_MAX:,})")
+    return int(significant)
 
 
 def write_vocab_counts(path, words, counts, append=False):
