@@ -1,5 +1,4 @@
 """Pictures: ``plot`` (a word map), ``plot-run`` (training curves of a report), ``export --projector``."""
-import json
 import os
 
 import click
@@ -130,12 +129,10 @@ def plot_run(report, output, fmt, size):
 
 
 def read_report(path):
-    """The report of ``w2v train --report-json`` in the file ``path``."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"{path}: not a JSON report ({' '.join(str(exc).split())})") from None
+    """The report of ``w2v train --report-json`` in the file ``path``, read by the guarded JSON reader."""
+    from w2v.formats.files import read_json   # start-up: loads numpy, for this command only
+
+    report = read_json(path, "no such file", inside=False)   # a regular file, bounded in size and nesting
     if not isinstance(report, dict):
         raise FormatError(f"{path}: not a w2v train --report-json report")
     return report

@@ -155,7 +155,7 @@ def test_plot_run_errors(tmp_path):
         (tmp_path / "r.json").write_text(text)
         return CliRunner().invoke(main, ["plot-run", str(tmp_path / "r.json"), "-o", str(tmp_path / "r.png")])
 
-    assert run("{").output.startswith(f"Error: {tmp_path / 'r.json'}: not a JSON report")
+    assert run("{").output.startswith(f"Error: {tmp_path / 'r.json'}: not valid JSON")
     old = run(json.dumps({"epoch_loss": [2.0], "settings": {"epochs": 1}}))
     assert old.exit_code == 1 and old.output == (
         f"Error: {tmp_path / 'r.json'}: the report's progress has no columns\n")

@@ -142,7 +142,7 @@ def _nonblocking(path, flags):
     return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
-def open_model_file(path):
+def open_model_file(path, inside=True):
     """Open a file of a model directory for reading bytes, after checking what it is.
 
     A symbolic link may point only to a file in the same directory (the
@@ -154,6 +154,10 @@ def open_model_file(path):
     Parameters
     ----------
     path : str
+    inside : bool, optional
+        Refuse a link out of the file's directory (a file of a model); False
+        for a file the user named itself (a report), where a link is the
+        user's own.
 
     Returns
     -------
@@ -170,7 +174,7 @@ def open_model_file(path):
     """
     real = os.path.realpath(path)
     folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    if os.path.dirname(real) != folder:
+    if inside and os.path.dirname(real) != folder:
         if not os.path.exists(real):
             raise FileNotFoundError(2, "No such file or directory", path)
         raise FormatError(f"{path}: a link to {real}, outside the model directory; refused (copy the "
@@ -189,7 +193,7 @@ def open_model_file(path):
     return f
 
 
-def read_model_file(path, missing, limit=MAX_JSON_BYTES):
+def read_model_file(path, missing, limit=MAX_JSON_BYTES, inside=True):
     """The bytes of a small file of a model directory, opened by :func:`open_model_file`.
 
     Parameters
@@ -199,6 +203,8 @@ def read_model_file(path, missing, limit=MAX_JSON_BYTES):
         What the message says of a missing file.
     limit : int, optional
         The most bytes the file may hold.
+    inside : bool, optional
+        As :func:`open_model_file`.
 
     Returns
     -------
@@ -212,7 +218,7 @@ def read_model_file(path, missing, limit=MAX_JSON_BYTES):
         (refused before it is read).
     """
     try:
-        with open_model_file(path) as f:
+        with open_model_file(path, inside) as f:
             size = os.fstat(f.fileno()).st_size
             if size > limit:
                 raise FormatError(f"{path}: {size:,} bytes, more than the {limit:,} it may hold")
@@ -233,14 +239,19 @@ def _json_depth(raw):
     return int(np.cumsum(step).max()) if step.size else 0
 
 
-def read_json(path, missing):
+def read_json(path, missing, inside=True):
     """The JSON object of a header file of a model directory (``meta.json``, ``model.json``).
+
+    Also of a JSON file the user names (a ``--report-json`` report), with
+    ``inside=False``.
 
     Parameters
     ----------
     path : str
     missing : str
         What the message says of a missing file.
+    inside : bool, optional
+        As :func:`open_model_file`.
 
     Returns
     -------
@@ -254,7 +265,7 @@ def read_json(path, missing):
         file is not UTF-8 JSON, or it nests deeper than :data:`MAX_JSON_DEPTH`
         levels (checked before it is parsed).
     """
-    return parse_json(read_model_file(path, missing), path)
+    return parse_json(read_model_file(path, missing, inside=inside), path)
 
 
 def parse_json(raw, path):

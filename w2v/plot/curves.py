@@ -11,24 +11,12 @@ import numpy as np
 
 from ..errors import ParameterError
 from .deps import new_figure
+from .report import check_report
 
 __all__ = ["training", "run_series", "smoothed_rate"]
 
 DEFAULT_SIZE = (1200, 900)
 LINE, EPOCH, RESUME = "#0072B2", "#9a9a9a", "#D55E00"
-
-
-def _columns(table, rows_key, what):
-    if not isinstance(table, dict) or not isinstance(table.get("columns"), list):
-        raise ParameterError(f"the report's {what} has no columns")
-    rows = table.get(rows_key)
-    if not isinstance(rows, list) or not rows:
-        return None
-    width = len(table["columns"])
-    if not all(isinstance(r, list) and len(r) == width for r in rows):
-        raise ParameterError(f"the report's {what} rows do not have {width} fields each")
-    data = np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=np.float64)
-    return {name: data[:, k] for k, name in enumerate(table["columns"])}
 
 
 def as_report(run):
@@ -56,32 +44,31 @@ def run_series(report):
     Raises
     ------
     ParameterError
-        The report holds no progress ticks (written by a w2v that did not record them).
+        The report holds no progress ticks (written by a w2v that did not record them), or a
+        field of it has the wrong type or an absurd value (:func:`w2v.plot.report.check_report`).
     """
     report = as_report(run=report)
-    ticks = _columns(report.get("progress"), "ticks", "progress")
+    checked = check_report(report)
+    ticks = checked["ticks"]
     if ticks is None:
         raise ParameterError("the report holds no progress ticks (w2v train --report-json records them)")
-    segment, seconds = ticks["segment"], ticks["seconds"]
-    offsets, time, resumes, start = {}, np.empty_like(seconds), [], 0.0
-    for s in np.unique(segment):
-        mask = segment == s
-        if offsets:
-            resumes.append(start)
-        offsets[s] = start
-        time[mask] = start + seconds[mask]
-        start = time[mask].max()
-    epochs = int(((report.get("settings") or {}).get("epochs")) or np.nanmax(ticks["epoch"]))
+    # the segments follow one another on the time axis, each from where the one before ended
+    segments, which = np.unique(ticks["segment"], return_inverse=True)
+    longest = np.full(len(segments), -np.inf)
+    np.maximum.at(longest, which, ticks["seconds"])
+    starts = np.concatenate([[0.0], np.cumsum(longest)[:-1]])
+    time = starts[which] + ticks["seconds"]
+    resumes = starts[1:].tolist()
+    epochs = checked["epochs"]
     frac = ticks["fraction"]
     ends = [float(np.interp(e / epochs, frac, time)) for e in range(1, epochs)
             if frac.min() <= e / epochs <= frac.max()]
     series = dict(time=time, loss=ticks["loss"], words_per_sec=ticks["words_per_sec"],
                   learning_rate=ticks["learning_rate"], fraction=frac, epoch=ticks["epoch"], epoch_ends=ends,
                   resumes=resumes)
-    rounds = _columns(report.get("rounds"), "rows", "rounds") if report.get("rounds") else None
+    rounds = checked["rounds"]
     if rounds is not None:
-        last = offsets[max(offsets)]
-        series["round_time"] = last + np.cumsum(rounds["seconds"] * rounds["rounds"])
+        series["round_time"] = starts[-1] + np.cumsum(rounds["seconds"] * rounds["rounds"])
         series["merge_seconds"] = rounds["merge_seconds"]
     return series
 
@@ -147,7 +134,8 @@ def training(report, size=DEFAULT_SIZE, dpi=100, title=None):
     MissingExtraError
         matplotlib is not installed.
     ParameterError
-        The report holds no progress ticks.
+        The report holds no progress ticks, or a field of it has the wrong type or an absurd
+        value (:func:`w2v.plot.report.check_report`).
     """
     fig = new_figure(size, dpi)
     report = as_report(report)
