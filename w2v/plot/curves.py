@@ -165,7 +165,8 @@ def training(report, size=DEFAULT_SIZE, dpi=100, title=None):
             ax.axvline(t, color=RESUME, linestyle="--", linewidth=1.2)
     _annotate(axes[0], series)
     axes[-1].set_xlabel("training seconds" + (" (segments of the resumed run joined)" if series["resumes"] else ""))
-    fig.suptitle(title if title is not None else _title(report, series), fontsize=11)
+    # the title names the corpus files: drawn as written, never as mathtext
+    fig.suptitle(title if title is not None else _title(report, series), fontsize=11, parse_math=False)
     fig.tight_layout()
     return fig
 

@@ -1,4 +1,8 @@
-"""The word map as a matplotlib Figure: points, labels that do not overlap, a colour per group."""
+"""The word map as a matplotlib Figure: points, labels that do not overlap, a colour per group.
+
+Words are data: every label and the title are drawn as written (``parse_math=False``), so a word
+such as ``$x^2$`` or ``$\\frac{$`` is neither typeset as mathtext nor an error.
+"""
 import numpy as np
 
 from .choose import DEFAULT_TOP, select_words
@@ -111,7 +115,8 @@ def draw_word_map(selection, coords, size=DEFAULT_SIZE, dpi=100, title=None, fon
     for spine in ax.spines.values():
         spine.set_color("#cccccc")
     if title:
-        fig.text(0.5, 1 - top_margin / 2, title, ha="center", va="center", fontsize=12, color=LABEL_COLOUR)
+        fig.text(0.5, 1 - top_margin / 2, title, ha="center", va="center", fontsize=12, color=LABEL_COLOUR,
+                 parse_math=False)   # words are data: "$x^2$" is drawn as written, never as mathtext
     grouped = bool(selection.group_names)
     colours = _point_colours(selection, grouped)
     ax.scatter(coords[:, 0], coords[:, 1], s=np.where(selection.heads, 36, 14), c=colours, zorder=3,
@@ -150,7 +155,7 @@ def _label(fig, ax, selection, coords, colours, base):
         scale = SHRINK ** attempt
         texts = [ax.text(0, 0, w, fontsize=base * (1.2 if head else 1.0) * scale,
                          fontweight="bold" if head else "normal", ha="left", va="bottom", zorder=4,
-                         color=LABEL_COLOUR if colours is None else colours[i])
+                         color=LABEL_COLOUR if colours is None else colours[i], parse_math=False)
                  for i, (w, head) in enumerate(zip(selection.words, selection.heads))]
         extents = [t.get_window_extent(renderer) for t in texts]
         sizes = np.array([[e.width, e.height] for e in extents]).reshape(-1, 2)
