@@ -18,7 +18,9 @@ and renamed into place; the model it replaces is moved aside first (see
 was killed between those steps, :func:`locate_model` finds the newest
 complete copy it left, for every reader.  A single file is written into a
 temporary file next to the target and renamed over it
-(:func:`w2v.util.atomic.atomic_write`).
+(:func:`w2v.util.atomic.atomic_write`).  Either way a replaced model keeps
+its modes (a 0700 folder with 0600 files stays so); a new one follows the
+umask.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..util.arrays import check_finite
-from ..util.atomic import atomic_write, deferred_signals, fsync_dir, os_error_text, umask_mode
+from ..util.atomic import atomic_write, deferred_signals, fsync_dir, keep_modes, os_error_text
 from ..errors import FormatError, OutputError
 from .archive import ArchiveMembers, ArchiveWriter, is_archive
 from .files import encode_json, read_json, refuse_pickle
@@ -312,7 +314,7 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         _write_members(FolderWriter(tmp), words, vectors, counts, settings, extra, path)
-        os.chmod(tmp, umask_mode(0o777))
+        keep_modes(target, tmp)    # a replaced model keeps its folder's and files' modes
         fsync_dir(tmp)
     except BaseException as exc:
         with deferred_signals():

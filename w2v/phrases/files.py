@@ -15,8 +15,8 @@ A folder holds:
   and ``scores.npy`` (float64, P).
 
 The files are written into a temporary folder next to the target, which is
-then renamed into place (an existing phrase model there is replaced; any
-other existing folder is refused).  Loading checks every file, and every id
+then renamed into place (an existing phrase model there is replaced, its
+folder's and files' modes kept; any other existing folder is refused).  Loading checks every file, and every id
 against its range, before anything is used: a damaged folder is a
 :class:`~w2v.errors.FormatError` naming the file.
 """
@@ -27,7 +27,7 @@ import tempfile
 
 import numpy as np
 
-from ..util.atomic import fsync_dir, os_error_text, umask_mode
+from ..util.atomic import fsync_dir, keep_modes, os_error_text
 from ..errors import FormatError, OutputError, ParameterError
 from ..formats.files import read_array, read_json, read_model_file, write_array
 from .settings import MAX_PASSES, PhraseSettings
@@ -88,7 +88,7 @@ def _write(path, meta, settings, tokens, arrays):
             write_array(os.path.join(tmp, name), array)
         _write_bytes(os.path.join(tmp, "tokens.txt"), "".join(w + "\n" for w in tokens).encode("utf-8"))
         _write_bytes(os.path.join(tmp, "meta.json"), (json.dumps(meta, indent=1) + "\n").encode("utf-8"))
-        os.chmod(tmp, umask_mode(0o777))
+        keep_modes(target, tmp)    # a replaced model keeps its folder's and files' modes
         fsync_dir(tmp)
         _swap_into_place(tmp, target)
         tmp = None

@@ -8,6 +8,7 @@ import errno
 import os
 import re
 import signal
+import stat
 import tempfile
 import threading
 
@@ -56,6 +57,51 @@ def umask_mode(mode=0o666):
     return mode & ~old
 
 
+def replaced_mode(path, new=0o666):
+    """The permission bits for what replaces ``path``: those of the file or folder there, else ``new`` less umask.
+
+    A replaced output keeps its mode (a ``chmod 600`` file stays 600, a
+    0700 model folder stays 0700); only a new one follows the umask.
+
+    Parameters
+    ----------
+    path : str
+    new : int, optional
+        The mode of a new file (``0o666``) or folder (``0o777``), before the umask.
+
+    Returns
+    -------
+    int
+    """
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return umask_mode(new)
+
+
+def keep_modes(old_dir, new_dir):
+    """Give the folder ``new_dir`` and its files the modes of the folder ``old_dir`` they replace.
+
+    A file of ``new_dir`` gets the mode of the regular file of the same name
+    in ``old_dir``, a file that ``old_dir`` lacks 0666 less the umask; the
+    folder gets ``old_dir``'s mode (0777 less the umask where there is
+    none).  The folder is changed last, so that a read-only mode cannot keep
+    its files from being changed.
+
+    Parameters
+    ----------
+    old_dir, new_dir : str
+    """
+    for name in os.listdir(new_dir):
+        mine = os.path.join(new_dir, name)
+        if not os.path.isfile(mine) or os.path.islink(mine):
+            continue
+        old = os.path.join(old_dir, name)
+        kept = os.path.isfile(old) and not os.path.islink(old)
+        os.chmod(mine, replaced_mode(old) if kept else umask_mode())
+    os.chmod(new_dir, replaced_mode(old_dir, 0o777) if os.path.isdir(old_dir) else umask_mode(0o777))
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="wb", flush_behind=False):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
@@ -64,7 +110,8 @@ def atomic_write(path, mode="wb", flush_behind=False):
     removed and ``path`` is left as it was: readers see the old file or the
     complete new one, never a truncated file; the data and the rename are
     fsynced before it returns.  ``OSError`` becomes
-    :class:`OutputError` naming the path.
+    :class:`OutputError` naming the path.  A file replaced keeps its mode
+    (:func:`replaced_mode`); a new one gets 0666 less the umask.
 
     An existing path that is not a regular file (``/dev/null``, a named pipe,
     ``/dev/stdout`` on a pipe) is written straight through, as a shell's
@@ -83,6 +130,7 @@ def atomic_write(path, mode="wb", flush_behind=False):
         yield from _write_through(path, mode)
         return
     directory = os.path.dirname(os.path.abspath(path))
+    file_mode = replaced_mode(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     except OSError as exc:
@@ -92,7 +140,7 @@ def atomic_write(path, mode="wb", flush_behind=False):
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, umask_mode())
+        os.chmod(tmp, file_mode)
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
