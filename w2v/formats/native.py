@@ -14,7 +14,9 @@ Readers take either (:func:`open_model`).
 
 A directory is written into a temporary directory next to the target
 and renamed into place; the model it replaces is moved aside first (see
-:func:`aside_dirs`) and deleted once the new one is in place.  Where a save
+:func:`aside_dirs`) and deleted once the new one is in place, and so are the
+incomplete temporary directories that killed saves left (older than the
+save: :func:`w2v.util.atomic.reclaim_temporaries`).  Where a save
 was killed between those steps, :func:`locate_model` finds the newest
 complete copy it left, for every reader.  A single file is written into a
 temporary file next to the target and renamed over it
@@ -30,12 +32,13 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from typing import NamedTuple
 
 import numpy as np
 
 from ..util.arrays import check_finite
-from ..util.atomic import atomic_write, deferred_signals, fsync_dir, keep_modes, os_error_text
+from ..util.atomic import atomic_write, deferred_signals, fsync_dir, keep_modes, os_error_text, reclaim_temporaries
 from ..errors import FormatError, OutputError
 from .archive import ArchiveMembers, ArchiveWriter, is_archive
 from .files import encode_json, read_json, refuse_pickle
@@ -307,6 +310,7 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
         with atomic_write(path, "wb") as fh, ArchiveWriter(fh) as out:
             _write_members(out, words, vectors, counts, settings, extra, path)
         return
+    started = time.time_ns()
     try:
         tmp = tempfile.mkdtemp(dir=os.path.dirname(target), prefix="." + os.path.basename(target) + ".",
                                suffix=TEMP_SUFFIX)
@@ -321,6 +325,8 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
             _discard(tmp, None, target)
         _raise_output_error(path, exc)
     _rename_into_place(path, tmp, target)
+    # the incomplete copies that killed saves left (a complete one went with the leftovers above)
+    reclaim_temporaries(path, started, folders=True, complete=lambda d: _completed_at(d, False) is not None)
 
 
 def _write_members(out, words, vectors, counts, settings, extra, path):

@@ -16,7 +16,8 @@ A folder holds:
 
 The files are written into a temporary folder next to the target, which is
 then renamed into place (an existing phrase model there is replaced, its
-folder's and files' modes kept; any other existing folder is refused).  Loading checks every file, and every id
+folder's and files' modes kept; any other existing folder is refused); the
+incomplete temporary folders that killed saves left are then removed.  Loading checks every file, and every id
 against its range, before anything is used: a damaged folder is a
 :class:`~w2v.errors.FormatError` naming the file.
 """
@@ -24,10 +25,11 @@ import json
 import os
 import shutil
 import tempfile
+import time
 
 import numpy as np
 
-from ..util.atomic import fsync_dir, keep_modes, os_error_text
+from ..util.atomic import fsync_dir, keep_modes, os_error_text, reclaim_temporaries
 from ..errors import FormatError, OutputError, ParameterError
 from ..formats.files import read_array, read_json, read_model_file, write_array
 from .settings import MAX_PASSES, PhraseSettings
@@ -78,6 +80,7 @@ def _write(path, meta, settings, tokens, arrays):
     target = os.path.abspath(path)
     _check_replaceable(path, target)
     meta = {"format": FORMAT, "version": VERSION, **meta, "settings": settings.to_dict(), "tokens": len(tokens)}
+    started = time.time_ns()
     try:
         tmp = tempfile.mkdtemp(dir=os.path.dirname(target), prefix="." + os.path.basename(target) + ".",
                                suffix=".tmp")
@@ -97,6 +100,9 @@ def _write(path, meta, settings, tokens, arrays):
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+    # what killed saves left: a folder without meta.json (written last) is incomplete
+    reclaim_temporaries(path, started, folders=True,
+                        complete=lambda d: os.path.lexists(os.path.join(d, "meta.json")))
 
 
 def _write_bytes(path, data):

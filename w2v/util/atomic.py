@@ -1,18 +1,29 @@
 """Atomic file writes: a temporary file in the target's directory, then a rename.
 
-Also the words of a failed write (:func:`os_error_text`), and the check that a
-folder really takes new files (:func:`creation_error`).
+Also the words of a failed write (:func:`os_error_text`), the check that a
+folder really takes new files (:func:`creation_error`), the modes of what is
+replaced (:func:`replaced_mode`, :func:`keep_modes`), and the removal of the
+partial temporaries that killed writes left (:func:`reclaim_temporaries`).
 """
 import contextlib
 import errno
+import logging
 import os
 import re
+import shutil
 import signal
 import stat
 import tempfile
 import threading
+import time
 
 from ..errors import OutputError
+
+logger = logging.getLogger(__name__)
+
+#: a temporary that a write began this many seconds before another write to the same place started,
+#: and has not changed since, is stale (file systems stamp times with a coarse clock)
+STALE_SECONDS = 2.0
 
 # what numpy's tofile (np.save to a file) raises on a short write, without an errno
 _SHORT_WRITE = re.compile(r"(\d+) requested and (\d+) written")
@@ -102,6 +113,91 @@ def keep_modes(old_dir, new_dir):
     os.chmod(new_dir, replaced_mode(old_dir, 0o777) if os.path.isdir(old_dir) else umask_mode(0o777))
 
 
+def temporaries(path, suffix=".tmp"):
+    """The entries ``.<name>.<random><suffix>`` next to ``path``, as the atomic writers name their temporaries.
+
+    ``tempfile`` makes the random part of letters, digits and underscores:
+    one holding a dot belongs to another name (``.m.bak.x1.tmp`` is a
+    temporary of ``m.bak``, not of ``m``).
+
+    Parameters
+    ----------
+    path : str
+    suffix : str, optional
+
+    Returns
+    -------
+    list of str
+        Paths, whatever they are (links and special files included).
+    """
+    parent, name = os.path.split(os.path.abspath(path))
+    prefix = "." + name + "."
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return []
+    return [os.path.join(parent, e) for e in entries if e.startswith(prefix) and e.endswith(suffix)
+            and len(e) > len(prefix) + len(suffix) and "." not in e[len(prefix):-len(suffix)]]
+
+
+def _last_change(path, st):
+    """The newest modification time (ns) of ``path`` and, for a folder, of the entries in it."""
+    newest = st.st_mtime_ns
+    if stat.S_ISDIR(st.st_mode):
+        with os.scandir(path) as entries:
+            for entry in entries:
+                newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+    return newest
+
+
+def reclaim_temporaries(path, started, folders=False, complete=None):
+    """Remove the partial temporaries that killed writes of ``path`` left beside it, in one logged line.
+
+    Called after a successful write of ``path`` that began at ``started``: a
+    temporary of ``path`` (:func:`temporaries`) is stale where neither it nor
+    anything in it has changed since :data:`STALE_SECONDS` before that write
+    began (a write under way keeps changing its temporary).  Only regular
+    files (``folders=False``, :func:`atomic_write`'s) or only folders
+    (``folders=True``, a model folder's) are removed, never a link, and
+    never a folder that ``complete`` says is complete: that is a copy a
+    reader may recover a model from.
+
+    Parameters
+    ----------
+    path : str
+    started : int
+        ``time.time_ns()`` when the write began, before it made its own temporary.
+    folders : bool, optional
+    complete : callable, optional
+        ``complete(folder)``: whether a temporary folder is a complete copy, kept.
+
+    Returns
+    -------
+    list of str
+        The names removed.
+    """
+    before = started - int(STALE_SECONDS * 1e9)
+    removed = []
+    for tmp in temporaries(path):
+        try:
+            st = os.lstat(tmp)
+            if stat.S_ISDIR(st.st_mode) != folders or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                continue
+            if _last_change(tmp, st) >= before or (folders and complete is not None and complete(tmp)):
+                continue
+            if folders:
+                shutil.rmtree(tmp)
+            else:
+                os.unlink(tmp)
+        except OSError:
+            continue
+        removed.append(os.path.basename(tmp))
+    if removed:
+        logger.warning(f"removed {len(removed)} partial temporar{'y' if len(removed) == 1 else 'ies'} that an "
+                       f"interrupted write of {path} left: {', '.join(sorted(removed))}")
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="wb", flush_behind=False):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
@@ -111,7 +207,9 @@ def atomic_write(path, mode="wb", flush_behind=False):
     complete new one, never a truncated file; the data and the rename are
     fsynced before it returns.  ``OSError`` becomes
     :class:`OutputError` naming the path.  A file replaced keeps its mode
-    (:func:`replaced_mode`); a new one gets 0666 less the umask.
+    (:func:`replaced_mode`); a new one gets 0666 less the umask.  Once the
+    new file is in place, the partial temporaries that killed writes of
+    ``path`` left are removed (:func:`reclaim_temporaries`).
 
     An existing path that is not a regular file (``/dev/null``, a named pipe,
     ``/dev/stdout`` on a pipe) is written straight through, as a shell's
@@ -131,6 +229,7 @@ def atomic_write(path, mode="wb", flush_behind=False):
         return
     directory = os.path.dirname(os.path.abspath(path))
     file_mode = replaced_mode(path)
+    started = time.time_ns()
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     except OSError as exc:
@@ -149,6 +248,7 @@ def atomic_write(path, mode="wb", flush_behind=False):
             raise OutputError(f"cannot write {path}: {os_error_text(exc)}") from None
         raise
     fsync_dir(directory)    # the rename itself is durable once the directory is on disk
+    reclaim_temporaries(path, started)
 
 
 #: how often :func:`atomic_write`'s ``flush_behind`` syncs the file being written
