@@ -1,5 +1,6 @@
 """Iterable corpora (w2v.text.iterables): sentences scanned into the same words, counts and id stream as files."""
 import itertools
+import re
 from collections import Counter
 
 import numpy as np
@@ -52,14 +53,16 @@ def test_sentences_scan_to_the_words_counts_and_stream_of_the_same_text_as_a_fil
     assert from_sentences.files == []
 
 
-ODD = [["plain", "words"], ["", "a b"], ["tab\tbed", "x"], ["new\nline"], ["nbsp\u00a0x", "plain"],
-       ["sur\ud800rogate", "words"], [], ["plain"], [" "], ["a", "b", "a b"]]
+ODD = [["plain", "words"], ["a b", "x"], ["vt\x0bx", "ff\x0cx"], ["nbsp\u00a0x", "plain"],
+       [], ["plain"], [" "], ["a", "b", "a b"]]
+#: tokens that vocab.tsv, and so a saved model, cannot hold (docs/formats.md)
+UNSAVABLE = ["", "tab\tbed", "new\nline", "cr\rx", "sur\ud800rogate"]
 
 
 @pytest.mark.parametrize("at", [0, 3, 50])
 def test_tokens_the_byte_scanner_would_split_differently_are_kept_as_given(monkeypatch, at):
-    # empty tokens, tokens with whitespace or a lone surrogate: from the batch that holds the first one
-    # on, tokens are counted through a dict, with the same ids and counts as one look-up per token
+    # tokens holding whitespace a saved model can hold: from the batch that holds the first one on,
+    # tokens are counted through a dict, with the same ids and counts as one look-up per token
     monkeypatch.setattr(iterables, "BATCH_TOKENS", 4)
     plain = [["w%d" % (i % 7), "v%d" % (i % 5), "plain"] for i in range(at)]
     sentences = plain + ODD + plain
@@ -70,6 +73,17 @@ def test_tokens_the_byte_scanner_would_split_differently_are_kept_as_given(monke
     assert _stream(scanned).tolist() == ids
     assert scanned.n_sentences == len(sentences)
     assert scanned.n_tokens == sum(map(len, sentences))
+
+
+@pytest.mark.parametrize("at", [0, 3, 50])
+@pytest.mark.parametrize("token", UNSAVABLE)
+def test_a_token_a_saved_model_cannot_hold_is_refused_naming_it_and_its_sentence(monkeypatch, at, token):
+    monkeypatch.setattr(iterables, "BATCH_TOKENS", 4)
+    plain = [["w%d" % (i % 7), "v%d" % (i % 5), "plain"] for i in range(at)]
+    sentences = plain + ODD + [["before", token, "after"]] + plain
+    with pytest.raises(CorpusError, match=rf"sentence {at + len(ODD)} holds the token {re.escape(repr(token))}, "
+                                          r"which a saved model cannot hold \(it .*\): \['before', "):
+        scan_sentences(sentences)
 
 
 def test_a_corpus_without_odd_tokens_is_counted_by_the_byte_scanner_with_the_same_result(monkeypatch):

@@ -15,7 +15,7 @@ from ..errors import FormatError
 from .files import check_utf8, decode_utf8, read_model_file
 from .word2vec_stream import MAX_WORD
 
-__all__ = ["check_vocab", "max_vocab_bytes", "parse_vocab", "read_vocab", "vocab_bytes"]
+__all__ = ["check_vocab", "max_vocab_bytes", "parse_vocab", "read_vocab", "unsavable_reason", "vocab_bytes"]
 
 _INT64_DIGITS = len(str(np.iinfo(np.int64).max))    # 19
 _DIGITS = re.compile(r"[0-9 ]*")
@@ -33,6 +33,36 @@ def max_vocab_bytes(count):
     int
     """
     return count * (MAX_WORD + _INT64_DIGITS + 2)
+
+
+def unsavable_reason(word):
+    """Why ``vocab.tsv`` cannot hold the token ``word``, or None where it can.
+
+    The rule of :func:`check_vocab`, for one word: the corpus readers refuse
+    such a token when they first meet it, so that a model trained on it can
+    always be saved.
+
+    Parameters
+    ----------
+    word : str
+
+    Returns
+    -------
+    str or None
+        ``"it is empty"``, ``"it holds a tab, newline or carriage return"``,
+        ``"it cannot be encoded as UTF-8"`` or ``"it is longer than ... bytes"``.
+    """
+    if not word:
+        return "it is empty"
+    if "\t" in word or "\n" in word or "\r" in word:
+        return "it holds a tab, newline or carriage return"
+    try:
+        size = len(word.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "it cannot be encoded as UTF-8"
+    if size > MAX_WORD:
+        return f"it is longer than {MAX_WORD:,} bytes"
+    return None
 
 
 def check_vocab(words, counts, path):

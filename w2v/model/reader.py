@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from ..errors import ParameterError, VocabularyError
+from ..formats.vocab_tsv import unsavable_reason
 from ..phrases.corpus import phrase_scanned
 from ..text.encoded import encode_corpus
 from ..text.iterables import corpus_source, line_sentences, scan_sentences
@@ -405,7 +406,8 @@ class CorpusReader:
         Raises
         ------
         ParameterError
-            A word that is not a ``str``.
+            A word that is not a ``str``, or that a saved model cannot hold
+            (:func:`w2v.formats.vocab_tsv.unsavable_reason`).
         VocabularyError
             No word left after ``min_count``.
         """
@@ -413,6 +415,11 @@ class CorpusReader:
         counts = np.fromiter((word_freq[w] for w in words), np.int64, len(words))
         if any(not isinstance(w, str) for w in words):
             raise ParameterError("build_vocab_from_freq: words must be str")
+        for word in words:
+            reason = unsavable_reason(word)
+            if reason is not None:
+                raise ParameterError(f"build_vocab_from_freq: the word {word[:40]!r} cannot be stored in a saved "
+                                     f"model ({reason})")
         new, _, eff = _pick_vocabulary(words, counts, settings, max_final_vocab, trim_rule, vocab)
         self._raw = (words, counts) if keep_raw_vocab else None
         return CorpusRead(n_sentences=corpus_count or 0, vocab=new, grown_from=None if vocab is None else len(vocab),

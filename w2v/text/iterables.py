@@ -34,6 +34,7 @@ import numpy as np
 from .scanning import ScannedCorpus
 from .encoded import DEFAULT_MEMORY_BUDGET, SENTINEL, IdStream
 from ..errors import CorpusError, ParameterError
+from ..formats.vocab_tsv import unsavable_reason
 
 __all__ = ["BATCH_TOKENS", "CorpusSource", "corpus_source", "scan_sentences", "line_sentences"]
 
@@ -171,6 +172,14 @@ def _batches(sentences):
         yield batch
 
 
+def _unsavable_token(word, reason, batch, first):
+    """The CorpusError for the token ``word`` of ``batch`` that vocab.tsv cannot hold, naming its sentence."""
+    k = next(k for k, sentence in enumerate(batch) if word in sentence)
+    shown = repr(list(batch[k][:8]))[:200] + (" ..." if len(batch[k]) > 8 else "")
+    return CorpusError(f"sentence {first + k} holds the token {word[:40]!r}, which a saved model cannot hold "
+                       f"({reason}): {shown}; drop or clean such tokens first (docs/formats.md)")
+
+
 def _with_sentinels(ids, lens):
     """``ids`` with ``SENTINEL`` after each sentence of ``lens`` tokens (empty ones too)."""
     return np.insert(ids, np.cumsum(lens), SENTINEL).astype(np.int32, copy=False)
@@ -198,6 +207,7 @@ class _SentenceScan:
             raise CorpusError(f"sentence {number} is a str, not a list of tokens: split it into words first "
                               "(gensim would train on its characters)")
         lens = np.fromiter(map(len, batch), np.int64, len(batch))
+        first = self.n_sentences
         self.n_sentences += len(batch)
         self.n_tokens += int(lens.sum())
         data = None
@@ -208,9 +218,9 @@ class _SentenceScan:
                 data = None
         self.collect()
         if data is None:
-            self.count_in_dict(batch, lens)
+            self.count_in_dict(batch, lens, first)
         else:
-            self.pending = (self.pool.submit(self.count_bytes, data, lens), batch, lens)
+            self.pending = (self.pool.submit(self.count_bytes, data, lens), batch, lens, first)
 
     def count_bytes(self, data, lens):
         """Split, check and count ``data`` (the batch joined by spaces) in the byte vocabulary, in one
@@ -224,26 +234,33 @@ class _SentenceScan:
         """Wait for the batch in flight; its ids go to the stream, or it is counted through a dict."""
         if self.pending is None:
             return
-        future, batch, lens = self.pending
+        future, batch, lens, first = self.pending
         self.pending = None
         ids = future.result()
         if ids is None:
-            self.count_in_dict(batch, lens)
+            self.count_in_dict(batch, lens, first)
         else:
             self.stream.append(ids)
 
-    def count_in_dict(self, batch, lens):
-        """Count a batch through the dict of words (switching to it on the first such batch)."""
+    def count_in_dict(self, batch, lens, first):
+        """Count a batch (its first sentence numbered ``first``) through the dict of words (switching to
+        it on the first such batch); a new word that no model file could hold is refused."""
         if self.index is None:
             words = self.vocab.words()
             self.index = defaultdict(itertools.count(len(words)).__next__, zip(words, range(len(words))))
             self.counts = self.vocab.counts[:len(words)].copy()
         index = self.index
         n = int(lens.sum())
+        known = len(index)
         try:
             ids = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(batch)), np.int32, count=n)
         except TypeError as exc:
             raise CorpusError(f"a token is not hashable: tokens must be str ({exc})") from None
+        # the words this batch added are the dict's last ones (the byte scanner admits no such word)
+        for word in itertools.islice(reversed(index), len(index) - known):
+            reason = unsavable_reason(word) if isinstance(word, str) else None
+            if reason is not None:
+                raise _unsavable_token(word, reason, batch, first)
         if len(index) > self.counts.size:
             grown = np.zeros(max(len(index), 2 * self.counts.size), np.int64)
             grown[:self.counts.size] = self.counts
@@ -293,7 +310,10 @@ def scan_sentences(sentences, memory_budget=DEFAULT_MEMORY_BUDGET, tmpdir=None, 
     ------
     CorpusError
         A sentence that is a ``str`` (not split into tokens) or not iterable,
-        a token that is not a ``str``, or no token at all.
+        a token that is not a ``str``, a token that a saved model cannot hold
+        (empty, holding a tab, newline or carriage return, or without a UTF-8
+        encoding: :func:`w2v.formats.vocab_tsv.unsavable_reason`; the message
+        names it and its sentence), or no token at all.
     """
     stream = IdStream(memory_budget, tmpdir)
     scan = _SentenceScan(stream)
