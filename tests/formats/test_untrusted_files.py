@@ -175,3 +175,10 @@ def test_a_phrase_save_keeps_a_complete_copy_and_removes_a_partial_one(tmp_path)
     complete = partial_folder(tmp_path, ".p.e5f6g7h8.tmp", meta=True)
     model.save(tmp_path / "p")
     assert not partial.exists() and complete.exists()
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_given_as_a_vocab_file_is_refused_at_once(tmp_path, device):
+    (tmp_path / "vocab.txt").symlink_to(device)
+    with pytest.raises(FormatError, match="vocab.txt: a device, not a vocabulary file"):
+        read_vocab_counts(tmp_path / "vocab.txt")

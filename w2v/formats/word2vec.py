@@ -19,6 +19,7 @@ import codecs
 import os
 import re
 import shutil
+import stat
 from typing import NamedTuple
 
 import numpy as np
@@ -392,12 +393,14 @@ def read_vocab_counts(path, unicode_errors="strict"):
     ------
     FormatError
         A line is not a word and a non-negative integer, a count exceeds
-        int64, or a line is not UTF-8; the message names the line.
+        int64, or a line is not UTF-8 (the message names the line); or
+        ``path`` is a device (a pipe is read).
     FileNotFoundError
         ``path`` does not exist.
     """
     path = os.fspath(path)
     check_unicode_errors(unicode_errors)
+    _refuse_device(path)
     counts = {}
     with stream.open_input(path) as fin:
         reader = stream.BlockReader(fin, path)
@@ -419,6 +422,16 @@ def read_vocab_counts(path, unicode_errors="strict"):
             if len(fields) != 2 or not (fields[1].isascii() and fields[1].isdigit()):
                 raise FormatError(f"{path}: line {line_no}: expected 'word count', got {raw[:60]!r}")
             counts[fields[0]] = _count(fields[1], path, line_no)
+
+
+def _refuse_device(path):
+    """Refuse a device (``/dev/zero`` never ends); a regular file or a pipe (``<(xzcat v.xz)``) is read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return       # the reader reports it
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise FormatError(f"{path}: a device, not a vocabulary file; refused")
 
 
 def _count(digits, path, line_no):
