@@ -4,6 +4,7 @@ import os
 import click
 
 from w2v.errors import FormatError, ParameterError
+from w2v.formats.files import read_json
 from w2v.util.atomic import atomic_write_text
 from w2v.util.extras import install_hint
 
@@ -130,8 +131,6 @@ def plot_run(report, output, fmt, size):
 
 def read_report(path):
     """The report of ``w2v train --report-json`` in the file ``path``, read by the guarded JSON reader."""
-    from w2v.formats.files import read_json   # start-up: loads numpy, for this command only
-
     report = read_json(path, "no such file", inside=False)   # a regular file, bounded in size and nesting
     if not isinstance(report, dict):
         raise FormatError(f"{path}: not a w2v train --report-json report")
