@@ -502,6 +502,7 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     assert fingerprint["ids"] == other_length
     assert u.run_state == {"epochs": 2, "epochs_done": 2, "corpus_length": other_length,
                            "corpus_words": u.encoded_corpus.n_words, "corpus_files": [str(other)],
+                           "corpus_file_stamps": [[other.stat().st_size, other.stat().st_mtime_ns]],
                            "corpus_fingerprint": fingerprint}
 
 
