@@ -153,6 +153,7 @@ INFO_CASES = {
     "training-list": lambda ck: edit_header(ck, lambda h: h.update(training=[1, 2])),
     "epochs-float": lambda ck: edit_header(ck, lambda h: h["training"].update(epochs=2.0)),
     "settings-5": lambda ck: edit_header(ck, lambda h: h.update(settings=5)),
+    "alpha-10e400": lambda ck: edit_header(ck, lambda h: h["settings"].update(alpha=10**400)),
     "nested": lambda ck: put_member(ck, "model.json", b"[" * 5000 + b"]" * 5000),
     "not-json": lambda ck: put_member(ck, "model.json", b"root:x:0:0:root:/root:/bin/bash\n"),
     "header-list": lambda ck: put_member(ck, "model.json", b"[1, 2]"),

@@ -54,7 +54,8 @@ def run_in_child(cases, warmup, timeout=300):
                               text=True, cwd=str(ROOT), env=env, timeout=timeout)
     finally:
         os.unlink(f.name)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    # a crash (a kernel reading out of bounds) ends the child: the last case it began is the last line of stderr
+    assert proc.returncode == 0, f"the child ended with status {proc.returncode}: {proc.stderr[-3000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -89,7 +90,7 @@ def _outcome(exc):
     return type(exc).__name__, isinstance(exc, (W2VError, FileNotFoundError)), message
 
 
-def _run_case(reader, path, output, opened):
+def _run_case(reader, path, output, opened, timeout=CASE_TIMEOUT):
     import signal
     import time
 
@@ -98,7 +99,7 @@ def _run_case(reader, path, output, opened):
     opened.append(None)   # recording
     try:
         try:
-            signal.alarm(CASE_TIMEOUT)
+            signal.alarm(timeout)   # 0: none (the warm-up, which may compile the kernels)
             _read(reader, path, output)
         finally:
             signal.alarm(0)
@@ -130,7 +131,7 @@ def _main(spec_path):
     sys.addaudithook(audit)
     path, output = spec["warmup"]
     for reader in READERS:
-        _run_case(reader, path, output, opened)
+        _run_case(reader, path, output, opened, timeout=0)
     _cap_address_space()
     baseline = _peak_mb()
 
@@ -140,6 +141,8 @@ def _main(spec_path):
     signal.signal(signal.SIGALRM, timed_out)
     results = []
     for name, reader, path, output in spec["cases"]:
+        sys.stderr.write(f"reading {name} with {reader}\n")
+        sys.stderr.flush()
         result = _run_case(reader, path, output, opened)
         results.append({"name": name, "reader": reader, **result, "peak_mb": _peak_mb()})
     print(json.dumps({"baseline_mb": baseline, "results": results}))
