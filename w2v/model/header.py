@@ -20,7 +20,7 @@ from ..errors import FormatError, ParameterError
 from ..settings import MAX_EPOCHS, MAX_LANES, MAX_ROUND_WORDS, Settings
 
 __all__ = ["MAX_COUNT", "MAX_TICKS", "MODEL_FILE", "MODEL_FORMAT", "MODEL_VERSION", "ModelHeader", "check_header",
-           "check_run_state"]
+           "check_run_state", "unknown_settings"]
 
 MODEL_FORMAT = "w2v-model"
 MODEL_VERSION = 1
@@ -109,7 +109,18 @@ def _settings(raw, label):
 
 
 def unknown_settings(header):
-    """The names of the settings of a checked ``header`` that this version does not know (ignored)."""
+    """The settings of a header that this version does not know (ignored, so that a newer model loads).
+
+    Parameters
+    ----------
+    header : dict
+        A parsed ``model.json`` that :func:`check_header` accepted.
+
+    Returns
+    -------
+    list of str
+        Their names, sorted.
+    """
     names = {f.name for f in dataclasses.fields(Settings)}
     return sorted(set(header["settings"]) - names)
 
