@@ -56,7 +56,6 @@ logger = logging.getLogger(__name__)
 __all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model"]
 
 
-
 # --------------------------------------------------------------------------- save
 def _member_label(path, name):
     """How messages name the file ``name`` of the model to be saved at ``path``."""
@@ -148,6 +147,7 @@ def save_model(model, path):
 def load_model(cls, path):
     """Load a model written by :func:`save_model` (a directory or one file) into a new ``cls`` (a Word2Vec).
 
+    ``model.json`` is checked field by field first (:func:`w2v.model.header.check_header`).
     Every array is read with ``allow_pickle=False`` and checked (dtype,
     shape, weights finite, Huffman indices in range) before any kernel can
     touch it; the model is made with the saved settings and receives the rest
