@@ -249,10 +249,7 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
                 f"over another corpus ({_corpus_text(state, length, n_words, fingerprint)}); "
                 f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)
     new_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
-                 "corpus_words": int(n_words), "corpus_files": model.corpus_files}
-    stamps = file_stamps(model.corpus_files)   # what --resume checks before it reads them again
-    if stamps is not None:
-        new_state["corpus_file_stamps"] = stamps
+                 "corpus_words": int(n_words), **_corpus_record(model.corpus_files)}
     if sharded:
         new_state["sharded"] = True
     if fingerprint:
@@ -263,6 +260,12 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
         new_state.update({k: state[k] for k in MID_EPOCH_KEYS if k in state})
     model.start_run(new_state)
     return first
+
+
+def _corpus_record(files):
+    # the corpus' files, with the size and time of each that --resume checks before it reads them again
+    stamps = file_stamps(files)
+    return {"corpus_files": files} if stamps is None else {"corpus_files": files, "corpus_file_stamps": stamps}
 
 
 #: what a run state saved mid-epoch adds: ids of epoch ``epochs_done`` trained, how (``mode``), the
