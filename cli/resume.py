@@ -1,10 +1,14 @@
 """``w2v train`` helpers for full models: --resume, --save-model, --checkpoint."""
+import contextlib
 import os
+import stat
+import warnings
 
 import click
 
-from w2v.errors import OutputError, ParameterError
+from w2v.errors import CorpusError, OutputError, ParameterError, ResumeWarning, W2VError
 from w2v.settings import check_relations
+from w2v.text.recorded import recorded_corpus
 from w2v.training.progress import Progress
 
 from .options import FLAG_NAMES
@@ -48,12 +52,34 @@ def load_for_resume(path, overrides):
 
 
 def resume_corpus(model, path):
-    """The corpus recorded in a saved model (for ``--resume`` without CORPUS)."""
+    """The corpus recorded in a saved model (for ``--resume`` without CORPUS), if it may be read again.
+
+    See :func:`w2v.text.recorded.recorded_corpus`: only regular files of the recorded size and
+    modification time, checked before any is opened.
+    """
     state = model.run_state or {}
     files = state.get("corpus_files")
     if not files or "-" in files:
         raise click.UsageError(f"--resume {path}: the model records no re-readable corpus; pass CORPUS")
-    return tuple(files)
+    return recorded_corpus(state, f"--resume {path}")
+
+
+@contextlib.contextmanager
+def only_the_recorded_run(recorded, path):
+    """Around the training of the model resumed from ``path``: on the corpus the model records
+    (``recorded``: no CORPUS given), a corpus whose words are not its unfinished run's (the
+    fingerprint differs, which :func:`w2v.training.lifecycle.begin_run` says in a ResumeWarning
+    before training) is an error, not a new run on whatever file the model named."""
+    if not recorded:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResumeWarning)
+        try:
+            yield
+        except ResumeWarning:
+            raise CorpusError(f"--resume {path}: the corpus it records holds other words than the one its run "
+                              "was trained on (another length or fingerprint); pass the corpus to train on") from None
 
 
 def recorded_output(model, path):
@@ -70,7 +96,31 @@ def recorded_output(model, path):
     if output is None:
         raise OutputError(f"--resume {path}: the model does not record where its vectors were written "
                           f"(saved from Python, or by an older w2v); pass -o PATH")
+    if not _holds_vectors_or_nothing(output["path"]):
+        raise OutputError(f"--resume {path}: the model records its vectors at {output['path']}, which holds "
+                          "something other than vectors; a model file does not choose what is replaced: "
+                          "pass -o PATH")
     return output
+
+
+def _holds_vectors_or_nothing(path):
+    """Whether ``path`` is free, or a regular file or folder that reads as vectors (so that replacing it is
+    what the recorded run did): a model file may be crafted, and must not pick a file for w2v to replace."""
+    from w2v.formats import inspect   # start-up: loads scipy.linalg (+0.3 s)
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return False
+    try:
+        inspect(path)
+    except (W2VError, OSError):
+        return False
+    return True
 
 
 def describe(model):

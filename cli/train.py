@@ -259,6 +259,8 @@ class TrainCommand:
             flags.check_new_settings()
         if self.update_vocab and not self.resume:
             raise click.UsageError("--update-vocab needs --resume")
+        if self.update_vocab and not self.corpus:   # a model's recorded corpus only continues its run
+            raise click.UsageError("--update-vocab adds the words of CORPUS: pass CORPUS")
         if flags["round_words"] is not None and not (self.on_dask or flags["deterministic"]):
             raise click.UsageError("--round-words needs --scheduler, --dask-workers or --deterministic")
         within = self.checkpoint_every is not None or self.checkpoint_words is not None
@@ -336,8 +338,9 @@ class TrainCommand:
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.flags["round_words"],
                           self.flags["threads"], self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
-            m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
-                    phrases=self.phrases_arg(), **within)
+            with full.only_the_recorded_run(not self.corpus, self.resume):
+                m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
+                        phrases=self.phrases_arg(), **within)
         else:
             with warnings.catch_warnings():   # said below as a hint, in the words of the options
                 warnings.simplefilter("ignore", RawTextWarning)

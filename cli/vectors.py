@@ -255,6 +255,8 @@ def info(model):
     from w2v.formats import inspect   # start-up: loads scipy.linalg (+0.3 s)
 
     desc = inspect(model_path(model))
+    # a full model's header is checked before anything is printed
+    extra = full_model_lines(desc["full_model"], desc["full_model_file"]) if desc.get("full_model_file") else []
     click.echo(f"path:        {desc['path']}")
     fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "") + \
         (" (one file)" if desc.get("single_file") else "")
@@ -271,22 +273,24 @@ def info(model):
     else:
         click.echo("settings:    none: a word2vec file holds only words and vectors (a native folder keeps "
                    "the training settings: w2v train -o NAME without .bin/.txt/.vec, or --save-model)")
-    for line in full_model_lines(desc.get("full_model"), desc["settings"]):
+    for line in extra:
         click.echo(line)
 
 
-def full_model_lines(header, settings):
-    """``w2v info``'s lines on what a full model (its header ``model.json``) needs to be reproduced:
-    the w2v version, the mode and seed, the corpus' fingerprint, and where its run stands."""
-    if not (header and settings):
-        return []
-    s, t = settings, header.get("training") or {}
-    if s.get("deterministic"):
-        mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or DEFAULT_ROUND_WORDS:,} ids per "
-                f"round, seed {s.get('seed')} (the same vectors at any thread count)")
+def full_model_lines(header, label):
+    """``w2v info``'s lines on what a full model (its header ``model.json``, named ``label`` in messages)
+    needs to be reproduced: the w2v version, the mode and seed, the corpus' fingerprint, and where its run
+    stands.  The header is checked as ``Word2Vec.load`` checks it (:func:`w2v.model.header.check_header`)."""
+    from w2v.model.header import check_header   # start-up: only info reads a full model's header
+
+    checked = check_header(header, label)   # a FormatError naming the file and the field
+    s, t = checked.settings, checked.state or {}
+    if s.deterministic:
+        mode = (f"deterministic, {s.lanes} lanes of {s.round_words or DEFAULT_ROUND_WORDS:,} ids per "
+                f"round, seed {s.seed} (the same vectors at any thread count)")
     else:
-        mode = f"Hogwild, seed {s.get('seed')} (the same vectors at --threads 1)"
-    lines = [f"w2v version: {header.get('w2v_version', 'unknown')}", f"reproduce:   {mode}"]
+        mode = f"Hogwild, seed {s.seed} (the same vectors at --threads 1)"
+    lines = [f"w2v version: {checked.written_by or 'unknown'}", f"reproduce:   {mode}"]
     fp = t.get("corpus_fingerprint")
     if fp:
         lines.append(f"corpus:      {fp['ids']:,} ids, {fp['words']:,} words, fingerprint {fp['hash']}")

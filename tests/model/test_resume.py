@@ -502,6 +502,7 @@ def test_checkpointed_run_has_the_same_schedule_and_resumes_exactly(small_corpus
     assert fingerprint["ids"] == other_length
     assert u.run_state == {"epochs": 2, "epochs_done": 2, "corpus_length": other_length,
                            "corpus_words": u.encoded_corpus.n_words, "corpus_files": [str(other)],
+                           "corpus_file_stamps": [[other.stat().st_size, other.stat().st_mtime_ns]],
                            "corpus_fingerprint": fingerprint}
 
 
@@ -908,6 +909,33 @@ def test_cli_resume_writes_where_the_run_wrote_and_says_so_first(small_corpus, t
     assert w2v.load("again.bin").vectors.shape == back.vectors.shape
     assert Word2Vec.load(str(tmp_path / "m2")).run_state["output"] == {"path": str(elsewhere / "again.bin"),
                                                                          "format": "bin"}
+
+
+def test_a_recorded_output_that_holds_no_vectors_is_not_replaced(small_corpus, tmp_path):
+    # a crafted checkpoint must not choose a file for --resume to replace: the recorded output is used only
+    # where it is free or holds vectors; a file of other data (or a pipe) needs -o
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.txt"), "--epochs", "1",
+               "--save-model", str(tmp_path / "m"), *CLI_FAST])
+    assert res.exit_code == 0, res.output
+    precious = tmp_path / "notes.txt"
+    precious.write_text("my notes\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (precious, fifo):
+        header = json.loads((tmp_path / "m" / "model.json").read_text())
+        header["training"]["output"] = {"path": str(target), "format": "text"}
+        (tmp_path / "m" / "model.json").write_text(json.dumps(header))
+        res = run(["train", "--resume", str(tmp_path / "m"), "--epochs", "2", "--threads", "1"])
+        assert res.exit_code == 1, res.output
+        assert res.output.splitlines() == [
+            f"Error: --resume {tmp_path / 'm'}: the model records its vectors at {target}, which holds something "
+            "other than vectors; a model file does not choose what is replaced: pass -o PATH"], res.output
+    assert precious.read_text() == "my notes\n"
+    # where the recorded output holds vectors (the run's own), the resumed run replaces them
+    header["training"]["output"] = {"path": str(tmp_path / "v.txt"), "format": "text"}
+    (tmp_path / "m" / "model.json").write_text(json.dumps(header))
+    res = run(["train", "--resume", str(tmp_path / "m"), "--epochs", "2", "--threads", "1", "-q"])
+    assert res.exit_code == 0, res.output
 
 
 def test_cli_resume_of_a_model_that_records_no_output_needs_o(small_corpus, tmp_path, monkeypatch):

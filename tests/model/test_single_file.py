@@ -326,5 +326,7 @@ def test_inspect_describes_both_forms(trained, tmp_path):
     one, folder = inspect(str(tmp_path / "m.w2v")), inspect(str(tmp_path / "m"))
     assert one["single_file"] and not folder["single_file"]
     assert one["full_model"] == folder["full_model"] == json.loads((tmp_path / "m" / "model.json").read_text())
-    assert {k: v for k, v in one.items() if k not in ("path", "single_file")} == \
-        {k: v for k, v in folder.items() if k not in ("path", "single_file")}
+    assert one["full_model_file"] == f"{tmp_path / 'm.w2v'}[model.json]"
+    assert folder["full_model_file"] == str(tmp_path / "m" / "model.json")
+    assert {k: v for k, v in one.items() if k not in ("path", "single_file", "full_model_file")} == \
+        {k: v for k, v in folder.items() if k not in ("path", "single_file", "full_model_file")}

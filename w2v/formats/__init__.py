@@ -62,8 +62,9 @@ def inspect(path):
         when unknown), ``compression`` (None, ``'gzip'``, ``'bz2'``,
         ``'xz'``, ``'lzma'``), ``has_counts`` (word counts stored: native
         only) and ``path``; a native model adds ``single_file`` (saved as
-        one file) and ``full_model`` (a full model's ``model.json``, else
-        None).  For word2vec files ``count`` is the header's;
+        one file), ``full_model`` (a full model's ``model.json`` as parsed,
+        its fields unchecked, else None) and ``full_model_file`` (its name
+        in messages).  For word2vec files ``count`` is the header's;
         an uncompressed one smaller than its header's count and dim need is
         reported as truncated (only :func:`w2v.load` checks every record).  A
         native model's files are checked as :func:`read_native` does, except

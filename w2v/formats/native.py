@@ -641,13 +641,17 @@ def inspect_native(path):
     dict
         ``format`` (``'native'``), ``count``, ``dim``, ``settings``,
         ``compression`` (None), ``path``, ``has_counts``, ``single_file``
-        (saved as one file) and ``full_model`` (the JSON header
-        ``model.json`` of a full model, else None).
+        (saved as one file), ``full_model`` (the JSON header ``model.json``
+        of a full model as parsed, else None: read as every header is read,
+        but its fields unchecked, see :func:`w2v.model.header.check_header`)
+        and ``full_model_file`` (how messages name that header, else None).
     """
     with open_model(locate_model(path)) as members:
         data = read_native_members(members, mmap=True, check_values=False)
-        header = members.read_json(_MODEL_FILE, "missing") if members.has(_MODEL_FILE) else None
+        full = members.has(_MODEL_FILE)
+        header = members.read_json(_MODEL_FILE, "missing") if full else None
         single = not isinstance(members, FolderMembers)
+        label = members.label(_MODEL_FILE) if full else None
     return {"format": "native", "count": len(data.words), "dim": int(data.vectors.shape[1]),
             "settings": data.settings, "compression": None, "path": path, "has_counts": data.counts is not None,
-            "single_file": single, "full_model": header if isinstance(header, dict) else None}
+            "single_file": single, "full_model": header, "full_model_file": label}

@@ -36,7 +36,6 @@ run).
 """
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 
@@ -48,18 +47,13 @@ from ..util.caller_warnings import warn
 from ..errors import FormatError, ParameterError, ResumeWarning, VocabularyError
 from ..formats import encode_json, locate_model, open_model, read_native_members, writes_single_file
 from ..training.sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
-from ..settings import Settings
 from ..vectors.keyed import save_native
+from .header import MODEL_FILE, MODEL_FORMAT, MODEL_VERSION, check_header, unknown_settings
 from ..text.vocab import Vocab
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["MODEL_FORMAT", "MODEL_VERSION", "save_model", "load_model"]
-
-MODEL_FORMAT = "w2v-model"
-MODEL_VERSION = 1
-MODEL_FILE = "model.json"
-MAX_TICKS = 100_000   # progress ticks in training.progress (a run records about 100)
 
 
 # --------------------------------------------------------------------------- save
@@ -150,107 +144,10 @@ def save_model(model, path):
 
 
 # --------------------------------------------------------------------------- load
-def _read_header(members):
-
-    mpath = members.label(MODEL_FILE)
-    header = members.read_json(MODEL_FILE, f"missing file ({members.path} is not a full w2v model; "
-                                           "a vectors-only model loads with w2v.load)")
-    if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
-        raise FormatError(f"{mpath}: not a w2v model header (format is not {MODEL_FORMAT!r})")
-    if header.get("version") != MODEL_VERSION:
-        raise FormatError(f"{mpath}: unsupported model format version {header.get('version')!r}")
-    return mpath, header
-
-
-def _settings(header, mpath):
-
-    raw = header.get("settings")
-    if not isinstance(raw, dict):
-        raise FormatError(f"{mpath}: 'settings' must be an object")
-    names = {f.name for f in dataclasses.fields(Settings)}
-    unknown = sorted(set(raw) - names)
-    if unknown:
-        logger.warning("%s: ignoring unknown settings %s", mpath, ", ".join(unknown))
-    try:
-        return Settings(**{k: v for k, v in raw.items() if k in names})
-    except (ParameterError, TypeError) as exc:
-        raise FormatError(f"{mpath}: bad settings: {exc}") from None
-
-
-def _int(header, key, mpath, lo=0):
-    v = header.get(key)
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-        raise FormatError(f"{mpath}: {key!r} must be an integer >= {lo}, got {v!r}")
-    return v
-
-
-def _training_state(header, mpath):
-    t = header.get("training")
-    if t is None:
-        return None
-    if not isinstance(t, dict):
-        raise FormatError(f"{mpath}: 'training' must be an object or null")
-    state = {k: _int(t, k, mpath) for k in ("epochs", "epochs_done", "corpus_length", "corpus_words")}
-    if state["epochs_done"] > state["epochs"]:
-        raise FormatError(f"{mpath}: training.epochs_done {state['epochs_done']} > epochs {state['epochs']}")
-    files = t.get("corpus_files")
-    if files is not None and not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
-        raise FormatError(f"{mpath}: training.corpus_files must be a list of paths")
-    state["corpus_files"] = files
-    sharded = t.get("sharded", False)
-    if not isinstance(sharded, bool):
-        raise FormatError(f"{mpath}: training.sharded must be true or false, got {sharded!r}")
-    if sharded:
-        state["sharded"] = True
-    ticks = t.get("progress")
-    if ticks is not None:
-        state["progress"] = _progress_ticks(ticks, mpath)
-    output = t.get("output")   # where w2v train wrote the run's vectors (Word2Vec.record_output)
-    if output is not None:
-        if not (isinstance(output, dict) and isinstance(output.get("path"), str)
-                and output.get("format") in ("bin", "text", "native")):
-            raise FormatError(f"{mpath}: training.output must hold a path and a format (bin, text or native)")
-        state["output"] = {"path": output["path"], "format": output["format"]}
-    fp = t.get("corpus_fingerprint")
-    if fp is not None:
-        if not (isinstance(fp, dict) and isinstance(fp.get("hash"), str) and len(fp["hash"]) == 32):
-            raise FormatError(f"{mpath}: training.corpus_fingerprint must hold a 32-digit hash")
-        state["corpus_fingerprint"] = {"ids": _int(fp, "ids", mpath), "words": _int(fp, "words", mpath),
-                                       "hash": fp["hash"]}
-    if t.get("position"):
-        state.update(_mid_epoch_state(t, mpath))
-    return state
-
-
-def _mid_epoch_state(t, mpath):
-    # a checkpoint saved within an epoch: where (w2v.training.lifecycle.MID_EPOCH_KEYS), checked before a run trusts it
-    out = {"position": _int(t, "position", mpath), "mode": t.get("mode")}
-    if out["mode"] not in ("jobs", "lanes"):
-        raise FormatError(f"{mpath}: training.mode must be 'jobs' or 'lanes', got {out['mode']!r}")
-    stats = t.get("epoch_stats")
-    if not (isinstance(stats, list) and len(stats) == 4
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in stats)):
-        raise FormatError(f"{mpath}: training.epoch_stats must be 4 finite numbers")
-    out["epoch_stats"] = [float(x) for x in stats]
-    if out["mode"] == "lanes":
-        out.update({k: _int(t, k, mpath) for k in ("round", "lanes", "round_words")})
-    return out
-
-
-def _progress_ticks(ticks, mpath):
-    # training.progress: the run's progress ticks (w2v.training.lifecycle.TICK_COLUMNS), rows of 7 numbers or nulls
-    def number(x):
-        return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
-
-    if not (isinstance(ticks, list) and len(ticks) <= MAX_TICKS
-            and all(isinstance(r, list) and len(r) == 7 and all(map(number, r)) for r in ticks)):
-        raise FormatError(f"{mpath}: training.progress must be a list of at most {MAX_TICKS:,} rows of 7 numbers")
-    return ticks
-
-
 def load_model(cls, path):
     """Load a model written by :func:`save_model` (a directory or one file) into a new ``cls`` (a Word2Vec).
 
+    ``model.json`` is checked field by field first (:func:`w2v.model.header.check_header`).
     Every array is read with ``allow_pickle=False`` and checked (dtype,
     shape, weights finite, Huffman indices in range) before any kernel can
     touch it; the model is made with the saved settings and receives the rest
@@ -279,20 +176,21 @@ def load_model(cls, path):
 
 def _read_model(members):
     """``(settings, run state, vocabulary, (syn0, syn1neg, syn1), Huffman tree, random states)``, checked."""
-    mpath, header = _read_header(members)
-    settings = _settings(header, mpath)
-    v = _int(header, "vocab_size", mpath, lo=1)
-    dim = _int(header, "dim", mpath, lo=1)
-    if dim != settings.dim:
-        raise FormatError(f"{mpath}: dim {dim} differs from settings.dim {settings.dim}")
-    words, counts = _read_vocab(members, v, dim)
+    mpath = members.label(MODEL_FILE)
+    raw = members.read_json(MODEL_FILE, f"missing file ({members.path} is not a full w2v model; "
+                                        "a vectors-only model loads with w2v.load)")
+    header = check_header(raw, mpath)   # settings and run state: every field checked (w2v.model.header)
+    settings, state = header.settings, header.state
+    unknown = unknown_settings(raw)
+    if unknown:
+        logger.warning("%s: ignoring unknown settings %s", mpath, ", ".join(unknown))
+    words, counts = _read_vocab(members, header.vocab_size, header.dim)
     weights = _read_weights(members, settings, words)
-    tree = _read_huffman(members, v, weights[2].shape[0]) if settings.hs else None
+    tree = _read_huffman(members, header.vocab_size, weights[2].shape[0]) if settings.hs else None
     rng = None
     if members.has("rng_state.npy"):   # optional; but a link or pipe in its place is refused, not skipped
         rng = np.array(members.read_array("rng_state.npy", np.uint64, (None, 1)), copy=True, order="C")
-    state = _training_state(header, mpath)
-    _check_version(header, state, mpath)
+    _check_version(header.written_by, state, mpath)
     try:
         vocab = Vocab(words, counts)
     except VocabularyError as exc:
@@ -300,10 +198,9 @@ def _read_model(members):
     return settings, state, vocab, weights, tree, rng
 
 
-def _check_version(header, state, mpath):
+def _check_version(written, state, mpath):
     # an unfinished run (a checkpoint) of another w2v version continues, but may not match the
     # uninterrupted run bit for bit: the kernels or the merge may have changed
-    written = header.get("w2v_version")
     unfinished = state and (state.get("epochs_done", 0) < state.get("epochs", 0) or state.get("position"))
     if unfinished and written != __version__:
         warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "

@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import ParameterError, ResumeWarning
 from ..util.caller_warnings import warn
 from ..settings import DEFAULT_ROUND_WORDS
+from ..text.recorded import file_stamps
 
 __all__ = ["RunResult", "TICK_COLUMNS", "ROUND_COLUMNS", "MID_EPOCH_KEYS", "run_totals", "merge_results",
            "seed_states", "continued_states", "begin_run", "run_position", "show_remaining", "train_spans"]
@@ -225,7 +226,8 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
     ParameterError
         The unfinished run over the same corpus has done ``settings.epochs``
         epochs or more: nothing would be trained; or it stopped mid-epoch in
-        a way this run cannot continue (another mode, lanes or round size).
+        a way this run cannot continue (another mode, lanes or round size, or a
+        position outside this corpus).
     """
     epochs = model.settings.epochs
     same = _same_corpus(same_corpus, length, n_words, fingerprint)
@@ -240,14 +242,14 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
                     f"the model holds an unfinished run: {first} of {state['epochs']} epochs done; "
                     f"epochs={epochs} leaves none to train: give more than {first} to continue it")
             if position:
-                _check_mid_epoch(state, model.settings, mode)
+                _check_mid_epoch(state, model.settings, mode, length)
         else:
             warn(
                 f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
                 f"over another corpus ({_corpus_text(state, length, n_words, fingerprint)}); "
                 f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)
     new_state = {"epochs": epochs, "epochs_done": first, "corpus_length": int(length),
-                 "corpus_words": int(n_words), "corpus_files": model.corpus_files}
+                 "corpus_words": int(n_words), **_corpus_record(model.corpus_files)}
     if sharded:
         new_state["sharded"] = True
     if fingerprint:
@@ -258,6 +260,12 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
         new_state.update({k: state[k] for k in MID_EPOCH_KEYS if k in state})
     model.start_run(new_state)
     return first
+
+
+def _corpus_record(files):
+    # the corpus' files, with the size and time of each that --resume checks before it reads them again
+    stamps = file_stamps(files)
+    return {"corpus_files": files} if stamps is None else {"corpus_files": files, "corpus_file_stamps": stamps}
 
 
 #: what a run state saved mid-epoch adds: ids of epoch ``epochs_done`` trained, how (``mode``), the
@@ -297,10 +305,13 @@ def _corpus_text(state, length, words, fingerprint):
             f"this one's {fingerprint['hash'][:12]}")
 
 
-def _check_mid_epoch(state, settings, mode):
-    # a run saved mid-epoch continues only where the same positions mean the same work
+def _check_mid_epoch(state, settings, mode, length):
+    # a run saved mid-epoch continues only where the same positions mean the same work, inside this corpus
     saved = state.get("mode")
     where = f"the checkpoint stopped {state['position']:,} ids into epoch {state['epochs_done'] + 1}"
+    if not 0 < state["position"] < length:   # a loaded model's is checked against its corpus_length too
+        raise ParameterError(f"{where}, outside this corpus of {length:,} ids: nothing of that epoch can be "
+                             "resumed; the run state is not this corpus' (or was edited)")
     kind = "deterministic mode" if saved == "lanes" else "Hogwild mode"
     if mode is None:
         raise ParameterError(f"{where} ({kind}); only the CPU resumes within an epoch: resume it on the CPU"

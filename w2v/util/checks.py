@@ -34,8 +34,16 @@ def is_real(value):
 
 
 def is_finite_real(value):
-    """Whether ``value`` is a real number that is neither infinite nor NaN (see :func:`is_real`)."""
-    return is_real(value) and math.isfinite(value)
+    """Whether ``value`` is a real number that is neither infinite nor NaN (see :func:`is_real`).
+
+    An integer too large for a float (``10**400``, read from a JSON header) is not finite here.
+    """
+    if not is_real(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def require(condition, message):
