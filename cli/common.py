@@ -1,5 +1,7 @@
 """Helpers shared by the CLI commands: one-line errors, no tracebacks."""
+import contextlib
 import functools
+import logging
 import math
 import os
 import signal
@@ -11,6 +13,7 @@ import click
 
 from w2v.util.console import end_progress_line, write_or_drop
 from w2v.errors import W2VError
+from w2v.training.progress import KernelWatch
 
 
 def one_line_errors(func):
@@ -30,7 +33,7 @@ def one_line_errors(func):
     def wrapper(*args, **kwargs):
         with _signals_interrupt() as signals:
             try:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), _logged_warnings_said():
                     warnings.showwarning = _one_line_warning
                     return func(*args, **kwargs)
             except KeyboardInterrupt:
@@ -65,6 +68,18 @@ def say(text):
     write_or_drop(sys.stderr, text + "\n")
 
 
+def load_phrase_kernels(quiet):
+    """Load the phrase kernels before the corpus is read (:func:`w2v.phrases.kernel_load.load_phrase_kernels`);
+    unless ``quiet``, a compilation says so before it starts and how long it took after."""
+    # imported here: Numba's compiler, which only the commands that join phrases need at this point
+    from w2v.phrases.kernel_load import load_phrase_kernels as load
+
+    with KernelWatch(on_compile=None if quiet else say) as kernels:
+        load()
+    if kernels.compiled and not quiet:
+        say(kernels.compiled_line())
+
+
 def _quiet_stdout():
     """The reader of stdout went away (``w2v info f | head -1``): stop quietly.
 
@@ -82,6 +97,28 @@ def _quiet_stdout():
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings reach the CLI's user as one ``warning: ...`` line on stderr (no source line)."""
     say("warning: " + " ".join(str(message).split("\n")))
+
+
+class _WarningLines(logging.Handler):
+    """The library's logged warnings (it prints nothing itself) as ``warning: ...`` lines on stderr."""
+
+    def emit(self, record):
+        try:
+            _one_line_warning(record.getMessage(), None, None, None)
+        except Exception:   # noqa: BLE001 - as logging's own handlers: a bad record must not stop the command
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def _logged_warnings_said():
+    """While a command runs, what the library logs at WARNING and above is said as a line of its own."""
+    handler = _WarningLines(logging.WARNING)
+    logger = logging.getLogger("w2v")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 class _signals_interrupt:

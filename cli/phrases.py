@@ -3,19 +3,20 @@ import time
 
 import click
 
-from w2v.text.scanning import TOKENIZERS
+from w2v.text.scanning import TOKENIZERS, scan_corpus
 from w2v.text.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import ParameterError
 from w2v.settings import MAX_THREADS, available_cores
 
-from .common import one_line_errors, say
-from .train import check_distinct_outputs, check_outputs_not_corpus, check_writable
+from .common import load_phrase_kernels, one_line_errors, say
+from .output import check_writable
+from .train import check_distinct_outputs, check_outputs_not_corpus
 
 
 def connector_words(value):
     """``--connector-words``: ``english`` (gensim's ENGLISH_CONNECTOR_WORDS), ``none``, or words
     separated by commas."""
-    from w2v.phrases.model import ENGLISH_CONNECTOR_WORDS
+    from w2v.phrases.model import ENGLISH_CONNECTOR_WORDS   # start-up: loads Numba (+0.5 s)
     if value is None or value.strip().lower() == "none":
         return frozenset()
     if value.strip().lower() == "english":
@@ -69,6 +70,7 @@ def phrases(corpus, output, save_model, apply_model, threads, quiet, **options):
     if not output and not save_model:
         raise click.UsageError("give -o/--output, --save-model, or both")
     threads = _check_threads(threads)
+    load_phrase_kernels(quiet)   # said apart when they compile
     settings, passes, frozen = _model_options(apply_model, options)
     if output:
         _check_text_delimiter(settings if frozen is None else frozen.settings)
@@ -77,8 +79,7 @@ def phrases(corpus, output, save_model, apply_model, threads, quiet, **options):
         check_writable(output)
     check_outputs_not_corpus(list(corpus), output=output if output != "-" else None, save_model=save_model)
     report = (lambda text: None) if quiet else say
-    from w2v.text.scanning import scan_corpus
-    from w2v.phrases.corpus import join_frozen, learn_passes, write_phrased
+    from w2v.phrases.corpus import join_frozen, learn_passes, write_phrased   # start-up: loads Numba (+0.5 s)
 
     scanned = scan_corpus(list(corpus), tokenizer=options["tokenizer"], lowercase=options["lowercase"],
                           memory_budget=options["memory_budget"] << 20, threads=threads,
@@ -124,8 +125,8 @@ def _check_text_delimiter(settings):
 def _model_options(apply_model, options):
     """``(settings, passes, frozen)``: what to learn, or the saved phrases to join (checked before the
     corpus is read)."""
-    from w2v.phrases.settings import PhraseSettings, check_passes
-    from w2v.phrases.model import FrozenPhrases
+    from w2v.phrases.model import FrozenPhrases   # start-up: loads Numba (+0.5 s)
+    from w2v.phrases.settings import PhraseSettings, check_passes   # start-up: loads Numba (+0.5 s)
 
     if options["memory_budget"] < 0:
         raise ParameterError(f"--memory-budget must be >= 0 MiB (got {options['memory_budget']})")

@@ -5,17 +5,24 @@ import click
 
 from w2v.errors import OutputError, ParameterError
 from w2v.settings import check_relations
+from w2v.training.progress import Progress
 
 from .options import FLAG_NAMES
+from .vectors import model_path
 
 
 def check_model_dir(path, option):
-    """Fail before training if a full model cannot be written to the directory ``path``."""
-    from w2v.formats import is_native_dir
+    """Fail before training if a full model cannot be written to ``path`` (a directory, or one file)."""
+    from w2v.formats import check_model_target, is_native_dir, writes_single_file  # start-up: scipy.linalg (+0.3 s)
 
     target = os.path.abspath(path)
     parent = os.path.dirname(target)
-    if os.path.lexists(target):
+    if writes_single_file(path):
+        try:
+            check_model_target(path, full_model=True)
+        except OutputError as exc:
+            raise OutputError(f"{option} {exc}") from None
+    elif os.path.lexists(target):
         if not os.path.isdir(target) or os.path.islink(target):
             raise OutputError(f"{option} {path}: exists and is not a model directory")
         if os.listdir(target) and not is_native_dir(target):
@@ -29,9 +36,7 @@ def check_model_dir(path, option):
 def load_for_resume(path, overrides):
     """Load the full model at ``path`` (or the copy an interrupted save left) and apply the explicitly
     given settings."""
-    from w2v.model.word2vec import Word2Vec
-
-    from .vectors import model_path
+    from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
     m = Word2Vec.load(model_path(path, "--resume ", full_model=True))
     try:
@@ -49,6 +54,23 @@ def resume_corpus(model, path):
     if not files or "-" in files:
         raise click.UsageError(f"--resume {path}: the model records no re-readable corpus; pass CORPUS")
     return tuple(files)
+
+
+def recorded_output(model, path):
+    """Where the run of the model resumed from ``path`` wrote its vectors: ``{"path": ..., "format": ...}``.
+
+    Raises
+    ------
+    OutputError
+        The model records none (saved from Python, or by a w2v that did not
+        record it): ``-o`` must say where, rather than a ``vectors.bin`` in
+        the current folder being replaced unasked.
+    """
+    output = (model.run_state or {}).get("output")
+    if output is None:
+        raise OutputError(f"--resume {path}: the model does not record where its vectors were written "
+                          f"(saved from Python, or by an older w2v); pass -o PATH")
+    return output
 
 
 def describe(model):
@@ -71,8 +93,6 @@ def describe(model):
 
 def checkpoint_hook(model, path, quiet):
     """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
-    from w2v.training.progress import Progress
-
     shown = Progress(1, model.settings, quiet=quiet)
 
     def hook(epoch):

@@ -5,22 +5,26 @@ import json
 import os
 import sys
 import time
-import unicodedata
+import warnings
 from pathlib import Path
 
 import click
 
 import w2v
-from w2v.util.atomic import creation_error
+import w2v.cuda
+from w2v.util.atomic import atomic_write_text
 from w2v.model.checkpoints import parse_interval
+from w2v.text.raw_text import HINT_TOP_WORDS, raw_text_finding
 from w2v.text.scanning import resolve_inputs
-from w2v.errors import CorpusError, OutputError, ParameterError
+from w2v.errors import CorpusError, OutputError, ParameterError, RawTextWarning
 from w2v.training.progress import Progress
 from w2v.settings import available_cores
 
 from . import resume as full
-from .common import json_safe, one_line_errors, say
+from .common import json_safe, load_phrase_kernels, one_line_errors, say
+from .dask_train import train_on_dask
 from .options import SettingFlags, setting_options
+from .output import VectorsOutput, check_can_create, check_writable, to_option
 
 
 def bundled_corpus():
@@ -32,38 +36,8 @@ def bundled_corpus():
 
 
 BUNDLED_CORPUS = bundled_corpus()
+DEFAULT_OUTPUT = "vectors.bin"
 DEMO_WORDS = ("man", "woman", "house", "sea", "night", "king", "love", "father")
-
-
-def check_writable(path):
-    """Fail before training, not after, if ``path`` cannot be written.
-
-    The file is written as a temporary file in its folder, renamed over it
-    (:func:`w2v.util.atomic.atomic_write`), so a temporary file is created there
-    and removed: the permission bits do not bind root, and ``/proc`` takes
-    no new file whatever they say.  A device or a pipe is written through,
-    and only its permissions are checked.
-    """
-    path = os.path.abspath(path)
-    parent = os.path.dirname(path)
-    if os.path.isdir(path):
-        raise OutputError(f"output path is a directory: {path}")
-    if not os.path.isdir(parent):
-        raise OutputError(f"output directory does not exist: {parent}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"output directory is not writable: {parent}")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise OutputError(f"output file is not writable: {path}")
-    if os.path.exists(path) and not os.path.isfile(path):
-        return
-    check_can_create(parent, f"output directory is not writable: {parent}")
-
-
-def check_can_create(directory, message):
-    """Raise ``OutputError(message)``, with the reason, unless a file can be created in ``directory``."""
-    reason = creation_error(directory)
-    if reason is not None:
-        raise OutputError(f"{message} (creating a file there failed: {reason})")
 
 
 def check_distinct_outputs(**paths):
@@ -118,22 +92,27 @@ def check_outputs_not_corpus(corpus, **paths):
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("corpus", nargs=-1, type=click.Path())
-@click.option("-o", "--output", default="vectors.bin", show_default=True,
-              help="Output vectors (word2vec.c binary format, or text with --text).")
+@click.option("-o", "--output", default=None, show_default=DEFAULT_OUTPUT, metavar="PATH",
+              help="Output vectors, in the format the name says: .bin (or another compressed name, or a "
+                   "device) word2vec.c binary, .txt or .vec word2vec text, any other name a native folder. "
+                   "With --resume: where the resumed run wrote.")
 @setting_options("model", "cbow_mean", "dim", "window", "negative", "hs", "sample", "min_count", "max_vocab_size",
                  "epochs", "alpha", "min_alpha", "threads", "seed", "ns_exponent", "exact")
-@click.option("--text", "text_format", is_flag=True, help="Write the text format instead of binary.")
+@click.option("--text", "text_format", is_flag=True, help="Write word2vec text, whatever -o's name (--to text).")
+@to_option("Write this format, whatever -o's name [default: from -o's name].")
 @setting_options("lowercase", "tokenizer", "max_sentence_length", "memory_budget")
-@click.option("--resume", type=click.Path(file_okay=False), default=None,
-              help="Continue training the full model (or checkpoint) in this directory on CORPUS "
-                   "(default: the corpus it was trained on); its settings apply unless given here. "
-                   "An unfinished checkpoint runs its remaining epochs.")
+@click.option("--resume", type=click.Path(), default=None,
+              help="Continue training the full model (or checkpoint) in this directory or file on CORPUS "
+                   "(default: the corpus it was trained on); its settings apply unless given here, and the "
+                   "vectors go where its run wrote them unless -o is given. An unfinished checkpoint runs "
+                   "its remaining epochs.")
 @click.option("--update-vocab", is_flag=True,
               help="With --resume: add the new words of CORPUS (occurring --min-count times) to the vocabulary.")
-@click.option("--save-model", type=click.Path(file_okay=False), default=None,
-              help="Save the full model (weights, vocabulary, settings) to this directory at the end.")
-@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Save the full model to this directory after every epoch (atomically); "
+@click.option("--save-model", type=click.Path(), default=None,
+              help="Save the full model (weights, vocabulary, settings) to this directory at the end "
+                   "(one file for a path ending in .w2v or an existing file).")
+@click.option("--checkpoint", type=click.Path(), default=None,
+              help="Save the full model to this directory (or file, as --save-model) after every epoch (atomically); "
                    "resume an interrupted run with --resume DIR.")
 @click.option("--checkpoint-every", default=None, metavar="TIME",
               help="With --checkpoint: save within epochs too, every TIME (seconds, or 90s, 10m, 1.5h), at the "
@@ -168,12 +147,16 @@ def train(corpus, **options):
     and prints the nearest neighbours of a few words.
     """
     ctx = click.get_current_context()
+    if options["output"] is None and not options["resume"]:   # a resumed run's is the one it recorded
+        options["output"] = DEFAULT_OUTPUT
     cmd = TrainCommand(corpus=tuple(corpus), flags=SettingFlags.take(options, ctx), **options)
     demo = cmd.demo
     cmd = cmd.with_demo_corpus() if demo else cmd
     cmd.check()
     t0 = time.perf_counter()
     m = cmd.make_model()
+    if cmd.resume:
+        cmd = cmd.resumed(m)
     corpus = cmd.corpus or full.resume_corpus(m, cmd.resume)
     check_outputs_not_corpus(corpus, **cmd.output_paths())
     try:
@@ -186,14 +169,15 @@ def train(corpus, **options):
     result = m.last_train
     words_per_sec = (m.corpus_tokens * len(result.epoch_loss) / result.seconds if result.seconds > 0
                      else float("nan"))
-    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {cmd.output} ({cmd.format_name}); "
+    shown.message(f"wrote {len(m.vocab):,} x {m.settings.dim} vectors to {cmd.output} "
+                  f"({cmd.vectors.format_name}); "
                   f"training {result.seconds:.1f}s ({words_per_sec / 1e3:.0f}k corpus words/s), "
                   f"total {total:.1f}s")
     report = build_report(m, corpus, cmd.output, words_per_sec, save_seconds=save_seconds, total_seconds=total)
     if cmd.report_json:
         write_report(cmd.report_json, report)
     if cmd.plot_training:
-        from w2v.plot import save_figure, training
+        from w2v.plot import save_figure, training   # start-up: loads scipy.linalg (+0.3 s)
         save_figure(training(report), cmd.plot_training)
     if demo:
         print_demo_neighbours(m.wv)
@@ -206,7 +190,7 @@ class TrainCommand:
 
     corpus: tuple
     flags: SettingFlags
-    output: str
+    output: str          # None with --resume until the model says where its run wrote (resumed)
     text_format: bool
     resume: str
     update_vocab: bool
@@ -221,6 +205,7 @@ class TrainCommand:
     phrases: str = None
     checkpoint_every: str = None
     checkpoint_words: int = None
+    to: str = None
 
     @property
     def demo(self):
@@ -232,8 +217,28 @@ class TrainCommand:
         return bool(self.scheduler) or self.dask_workers is not None
 
     @property
-    def format_name(self):
-        return "text" if self.text_format else "binary"
+    def vectors(self):
+        """The vectors output: ``-o``'s path, in the format ``--to``, ``--text`` or its name says."""
+        return VectorsOutput.named(self.output, self.to, self.text_format)
+
+    def resumed(self, model):
+        """The command resuming ``model``: its vectors go to ``-o``, else where the run recorded them.
+
+        The outputs are checked as :meth:`check` does; unless quiet, a first
+        line says where the vectors go, the next the state of the model.
+        """
+        output, to, why = self.output, self.to, "as -o says"
+        if output is None:
+            recorded = full.recorded_output(model, self.resume)
+            output, why = recorded["path"], "where the resumed run wrote them (-o writes elsewhere)"
+            to = to or (None if self.text_format else recorded["format"])
+        cmd = dataclasses.replace(self, output=output, to=to)
+        cmd.check_outputs()
+        if not self.quiet:
+            vectors = cmd.vectors
+            say(f"writing the vectors to {vectors.path} ({vectors.format_name}) at the end, {why}")
+            say(full.describe(model))
+        return cmd
 
     def with_demo_corpus(self):
         """The command on the bundled corpus, with the simple tokenizer unless one is given."""
@@ -272,16 +277,25 @@ class TrainCommand:
                                    "(see docs/reproducibility.md)")
         if self.phrases is not None and self.on_dask:
             raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
-        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
+        if self.text_format and self.to not in (None, "text"):
+            raise click.UsageError(f"--text and --to {self.to} ask for two formats; give one")
         if flags["device"] == "cuda":   # one-line error before reading the corpus
-            from w2v.cuda import require_cuda
-            require_cuda()
+            w2v.cuda.require_cuda()
+        if not self.resume or self.output is not None:   # else once the model says where (resumed)
+            self.check_outputs()
+        if self.phrases is not None:
+            load_phrase_kernels(self.quiet)   # said apart when they compile, not within the corpus read
+        self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
+        self.warn_of_slow_settings()
+
+    def check_outputs(self):
+        """Refuse outputs that name one path twice or cannot be written, before the corpus is read."""
         check_distinct_outputs(**self.output_paths())
-        check_writable(self.output)
+        self.vectors.check()
         if self.report_json:
             check_writable(self.report_json)
         if self.plot_training:   # matplotlib and a known format, before the corpus is read
-            from w2v.plot.deps import format_of, require_matplotlib
+            from w2v.plot.deps import format_of, require_matplotlib   # start-up: loads scipy.linalg (+0.3 s)
             format_of(self.plot_training)
             require_matplotlib()
             check_writable(self.plot_training)
@@ -290,7 +304,6 @@ class TrainCommand:
                 full.check_model_dir(path, option)
                 parent = os.path.dirname(os.path.abspath(path))   # the model is written next to it first
                 check_can_create(parent, f"{option} {path}: directory {parent} is not writable")
-        self.warn_of_slow_settings()
 
     def warn_of_slow_settings(self):
         """One ``warning:`` line for each value that is allowed but slows training: more ``--threads`` than
@@ -305,32 +318,31 @@ class TrainCommand:
 
     def make_model(self):
         """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
-        from w2v.model.word2vec import Word2Vec
+        from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
         if self.resume:
-            m = full.load_for_resume(self.resume, self.flags.explicit_settings())
-            if not self.quiet:
-                say(full.describe(m))
-            return m
+            return full.load_for_resume(self.resume, self.flags.explicit_settings())
         return Word2Vec(**self.flags.new_settings())
 
     def run(self, m, corpus):
         """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""
+        m.record_output(self.output, self.vectors.format)   # where a --resume of it writes (resumed)
         hook = full.checkpoint_hook(m, self.checkpoint, self.quiet) if self.checkpoint else None
         within = {}
         if self.checkpoint_every is not None or self.checkpoint_words is not None:   # and at epoch ends
             hook, within = None, {"checkpoint": self.checkpoint, "checkpoint_every": self.checkpoint_every,
                                   "checkpoint_words": self.checkpoint_words}
         if self.on_dask:
-            from .dask_train import train_on_dask
             train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.flags["round_words"],
                           self.flags["threads"], self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
             m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
                     phrases=self.phrases_arg(), **within)
         else:
-            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary,
-                          phrases=self.phrases_arg())
+            with warnings.catch_warnings():   # said below as a hint, in the words of the options
+                warnings.simplefilter("ignore", RawTextWarning)
+                m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab,
+                              allow_binary=self.allow_binary, phrases=self.phrases_arg())
             if not (self.quiet or self.resume or self.flags["tokenizer"]):   # the default tokenizer, not chosen
                 hint = tokenizer_hint(m.vocab.words)
                 if hint:
@@ -341,7 +353,7 @@ class TrainCommand:
         """What ``--phrases`` gives the model: ``"auto"``, the saved phrases of DIR, or ``None``."""
         if self.phrases is None or self.phrases == "auto":
             return self.phrases
-        from w2v.phrases.model import FrozenPhrases
+        from w2v.phrases.model import FrozenPhrases   # start-up: loads Numba (+0.5 s)
         return FrozenPhrases.load(self.phrases)
 
     def save(self, m, shown):
@@ -356,9 +368,10 @@ class TrainCommand:
         if self.save_model:
             shown.status(f"saving the model to {self.save_model} ...")
             m.save(self.save_model)
-        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {self.output} "
-                     f"({self.format_name}) ...")
-        m.save_word2vec(self.output, binary=not self.text_format)
+        vectors = self.vectors
+        shown.status(f"writing {len(m.vocab):,} x {m.settings.dim} vectors to {vectors.path} "
+                     f"({vectors.format_name}) ...")
+        vectors.write(m.wv)
         return time.perf_counter() - t_save
 
 
@@ -393,8 +406,6 @@ def reproducibility(m):
 
 def write_report(path, report):
     """Write ``--report-json`` (atomically)."""
-    from w2v.util.atomic import atomic_write_text
-
     atomic_write_text(path, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
 
 
@@ -404,47 +415,14 @@ def kernel_seconds(m):
     return None if before is None else m.timings.get("kernel_load_seconds", 0.0) + before
 
 
-HINT_TOP_WORDS = 1000   # the most frequent words the hint looks at
-# raw text split at whitespace: on the bundled corpus 171 of the top 1,000 words carry punctuation, 80 are case twins
-HINT_SHARE = 0.02
-
-
 def tokenizer_hint(words, top=HINT_TOP_WORDS):
     """A one-line hint when a vocabulary split at whitespace looks like raw text, else ``None``.
 
-    Raw text split at whitespace gives ``king``, ``king,`` and ``King`` as three
-    words.  The default tokenizer stays (pre-tokenized corpora and word2vec.c
-    expect it); the hint suggests ``--tokenizer simple --lowercase`` when at
-    least :data:`HINT_SHARE` of the ``top`` most frequent ``words`` (a
-    vocabulary of 100 words at least) are another word of the vocabulary with
-    punctuation around it, or with capitals.
+    The finding of :func:`w2v.text.raw_text.raw_text_finding`, with the
+    options that would help (``--tokenizer simple --lowercase``).
     """
-    head = list(words[:top])
-    if len(head) < 100:
-        return None
-    known = set(words)
-    punct = [w for w in head if _bare(w) not in ("", w) and _bare(w) in known]
-    case = [w for w in head if w != w.lower() and w.lower() in known]
-    if len(punct) + len(case) < HINT_SHARE * len(head):
-        return None
-    seen = [f"{len(punct)} carry punctuation ({_examples(punct)})"] if punct else []
-    seen += [f"{len(case)} are capitalized twins ({_examples(case)})"] if case else []
-    return (f"hint: among the {len(head):,} most frequent words, {' and '.join(seen)}; "
-            f"for raw text, try --tokenizer simple --lowercase")
-
-
-def _examples(words):
-    return ", ".join(f"'{w}'" for w in words[:3])
-
-
-def _bare(word):
-    """``word`` without the punctuation at its ends."""
-    i, j = 0, len(word)
-    while i < j and unicodedata.category(word[i]).startswith("P"):
-        i += 1
-    while j > i and unicodedata.category(word[j - 1]).startswith("P"):
-        j -= 1
-    return word[i:j]
+    finding = raw_text_finding(words, top)
+    return None if finding is None else f"hint: {finding}; for raw text, try --tokenizer simple --lowercase"
 
 
 def print_demo_neighbours(wv):

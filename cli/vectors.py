@@ -8,7 +8,11 @@ import os
 
 import click
 
+from w2v.errors import OutputError
+from w2v.settings import DEFAULT_ROUND_WORDS
+
 from .common import json_safe, one_line_errors, say
+from .output import VectorsOutput, to_option
 
 _CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -35,7 +39,7 @@ def model_path(path, option="", full_model=False):
     click.ClickException
         Neither ``path`` nor a complete copy of it exists.
     """
-    from w2v.formats import locate_model
+    from w2v.formats import locate_model   # start-up: loads scipy.linalg (+0.3 s)
 
     try:
         return locate_model(path, full_model=full_model, warn=lambda line: say(f"warning: {option}{line}"))
@@ -45,7 +49,7 @@ def model_path(path, option="", full_model=False):
 
 def _load(path, limit=None, unicode_errors="strict"):
     found = model_path(path)
-    from w2v.vectors.keyed import load
+    from w2v.vectors.keyed import load   # start-up: loads scipy.linalg (+0.3 s)
 
     return load(found, limit=limit, unicode_errors=unicode_errors)
 
@@ -150,7 +154,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
     analogies.  Results match gensim's evaluate_word_analogies and
     evaluate_word_pairs.
     """
-    from w2v.vectors.evaluate import default_eval_paths
+    from w2v.vectors.evaluate import default_eval_paths   # start-up: loads scipy.linalg (+0.3 s)
 
     if not analogies and not pairs:
         found = default_eval_paths()
@@ -212,9 +216,8 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
 @click.command(context_settings=_CTX)
 @click.argument("src", metavar="IN", type=click.Path())
 @click.argument("dst", metavar="OUT", type=click.Path())
-@click.option("--to", "to", type=click.Choice(["bin", "text", "native"]), default=None,
-              help="Output format [default: from OUT: .bin binary, .txt/.vec text, else native]; "
-                   "a .gz/.bz2/.xz suffix compresses bin/text.")
+@to_option("Output format [default: from OUT's name, as w2v train -o: .bin binary, .txt/.vec text, another "
+           "compressed name or a device binary, else a native folder]; a .gz/.bz2/.xz suffix compresses bin/text.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Convert only the first N vectors.")
 @_unicode_errors
 @one_line_errors
@@ -225,8 +228,6 @@ def convert(src, dst, to, limit, unicode_errors):
     model in place would replace what it holds.  An existing full model
     (saved by ``--save-model``) is never replaced by vectors only.
     """
-    from w2v.errors import OutputError
-    from w2v.vectors.keyed import save
 
     if os.path.exists(src) and os.path.exists(dst):
         try:
@@ -236,21 +237,27 @@ def convert(src, dst, to, limit, unicode_errors):
         if same:
             raise OutputError(f"cannot write {dst}: it is the input {src} itself (converting in place "
                               "would replace it); write to another path")
+    vectors = VectorsOutput.named(dst, to)
     kv = _load(src, limit=limit, unicode_errors=unicode_errors)
-    save(kv, dst, format=to)
-    click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst}", err=True)
+    vectors.write(kv)
+    click.echo(f"wrote {len(kv):,} x {kv.vector_size} vectors to {dst} ({vectors.format_name})", err=True)
 
 
 @click.command(context_settings=_CTX)
 @click.argument("model", type=click.Path())
 @one_line_errors
 def info(model):
-    """Print the vocabulary size, dimensionality, format and settings of MODEL."""
-    from w2v.formats import inspect
+    """Print the vocabulary size, dimensionality, format and settings of MODEL.
+
+    Only native folders and full models carry the training settings; the
+    word2vec formats hold words and vectors alone.
+    """
+    from w2v.formats import inspect   # start-up: loads scipy.linalg (+0.3 s)
 
     desc = inspect(model_path(model))
     click.echo(f"path:        {desc['path']}")
-    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "")
+    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "") + \
+        (" (one file)" if desc.get("single_file") else "")
     click.echo(f"format:      {fmt}")
     click.echo(f"vocabulary:  {desc['count']:,} words")
     click.echo(f"dimensions:  {desc['dim']}")
@@ -259,22 +266,20 @@ def info(model):
         click.echo("settings:")
         for key in sorted(desc["settings"]):
             click.echo(f"  {key}: {json.dumps(desc['settings'][key])}")
+    elif desc["format"] == "native":
+        click.echo("settings:    none recorded (these vectors were saved without training settings)")
     else:
-        click.echo("settings:    unknown")
-    for line in full_model_lines(desc["path"], desc["settings"]):
+        click.echo("settings:    none: a word2vec file holds only words and vectors (a native folder keeps "
+                   "the training settings: w2v train -o NAME without .bin/.txt/.vec, or --save-model)")
+    for line in full_model_lines(desc.get("full_model"), desc["settings"]):
         click.echo(line)
 
 
-def full_model_lines(path, settings):
-    """``w2v info``'s lines on what a full model (a directory with ``model.json``) needs to be reproduced:
+def full_model_lines(header, settings):
+    """``w2v info``'s lines on what a full model (its header ``model.json``) needs to be reproduced:
     the w2v version, the mode and seed, the corpus' fingerprint, and where its run stands."""
-    mpath = os.path.join(path, "model.json") if os.path.isdir(path) else None
-    if not (mpath and os.path.isfile(mpath) and settings):
+    if not (header and settings):
         return []
-    with open(mpath, encoding="utf-8") as f:
-        header = json.load(f)
-    from w2v.settings import DEFAULT_ROUND_WORDS
-
     s, t = settings, header.get("training") or {}
     if s.get("deterministic"):
         mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or DEFAULT_ROUND_WORDS:,} ids per "

@@ -139,7 +139,7 @@ def help_options(env, *command):
 def test_readme_shows_the_commands_of_every_section():
     steps = readme_steps()
     commands = [text for kind, _, text in steps if kind == "w2v"]
-    for sub in ("train", "similar", "analogy", "eval", "convert", "info", "devices"):
+    for sub in ("train", "similar", "analogy", "eval", "convert", "info", "devices", "phrases", "plot", "export"):
         assert any(re.search(rf"\bw2v {sub}\b", c) for c in commands), sub
     assert any(c.startswith("w2v train") and "--tokenizer simple --lowercase" in c for c in commands)
     first_train = next(c for c in commands if c.startswith("w2v train"))
@@ -153,6 +153,29 @@ def test_readme_shows_the_commands_of_every_section():
     assert start <= 80, "the Python API must come within README's first 80 lines"
     for name in ("Word2Vec(", ".train(", "most_similar", ".save(", "Word2Vec.load(", "w2v.load("):
         assert name in api, name
+
+
+def test_readme_and_the_missing_extra_errors_install_extras_in_one_form():
+    # the errors said `pip install 'w2v[plot]'`, README `pip install -e '.[plot]'`: README installs from a
+    # checkout, and every error gives both (w2v.util.extras.install_hint)
+    from w2v.cuda import INSTALL_HINT as CUDA_HINT
+    from w2v.distributed.cluster import INSTALL_HINT as DIST_HINT
+    from w2v.plot.deps import PLOT_EXTRA
+    from w2v.plot.project import UMAP_EXTRA
+
+    for extra, hint in (("cuda", CUDA_HINT), ("dist", DIST_HINT), ("plot", PLOT_EXTRA), ("umap", UMAP_EXTRA)):
+        assert hint == f"pip install 'w2v[{extra}]' (from a source checkout: pip install -e '.[{extra}]')"
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert {"plot", "wmd", "cuda", "dist"} <= set(re.findall(r"pip install -e '\.\[(\w+)\]'", text))
+    for extra in re.findall(r"pip install 'w2v\[(\w+)\]'", text):   # the installed form, beside the checkout's
+        assert (f"`pip install 'w2v[{extra}]'` for an installed w2v, `pip install -e '.[{extra}]'` in a source "
+                "checkout") in text
+
+
+def test_readme_states_the_conditions_of_its_test_times():
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    quick = re.search(r'`python -m pytest -m "not slow"` skips the slowest tests \(([^)]*)\)', text)
+    assert quick and "idle 2-core" in quick.group(1) and "minutes" in quick.group(1), quick
 
 
 def test_every_option_a_readme_command_uses_exists(tmp_path):

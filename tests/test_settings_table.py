@@ -17,7 +17,7 @@ from w2v_cli.train import train
 FIELDS = [f.name for f in dataclasses.fields(Settings)]
 WITH_GENSIM_NAME = [field for field, spec in SPECS.items() if spec.gensim is not None]
 # w2v train's options that are not settings
-NOT_SETTINGS = {"output", "text_format", "resume", "update_vocab", "save_model", "checkpoint", "checkpoint_every",
+NOT_SETTINGS = {"output", "text_format", "to", "resume", "update_vocab", "save_model", "checkpoint", "checkpoint_every",
                 "checkpoint_words", "scheduler", "dask_workers", "report_json", "plot_training", "phrases",
                 "allow_binary", "quiet"}
 

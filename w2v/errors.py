@@ -22,6 +22,18 @@ class ParameterError(W2VError, ValueError):
     """An invalid hyper-parameter or argument."""
 
 
+class BudgetError(ParameterError):
+    """The memory budget is too small for what was asked of it.
+
+    ``needed`` is the smallest budget, in bytes, that would do (``None``
+    when unknown).
+    """
+
+    def __init__(self, message, needed=None):
+        super().__init__(message)
+        self.needed = needed
+
+
 class FormatError(W2VError):
     """A vector or model file is truncated, corrupt or not of the expected format."""
 
@@ -85,7 +97,12 @@ class DeviceError(W2VError):
 
 
 class CorpusWarning(UserWarning):
-    """The corpus was read, but not quite as written: bytes that are not UTF-8 were replaced."""
+    """The corpus was read, but not quite as written (bytes that are not UTF-8 were replaced), or
+    it looks unlike what the settings expect (:class:`RawTextWarning`)."""
+
+
+class RawTextWarning(CorpusWarning):
+    """A vocabulary split at whitespace looks like raw text (punctuation, capitals): a tokenizer would help."""
 
 
 class ResumeWarning(UserWarning):

@@ -219,9 +219,12 @@ class Settings:
                              Flag("--tokenizer", "whitespace (default), simple (lowercased letters/digits), char. "
                                                  "The bundled demo corpus uses simple.", unset=True))
     lowercase: bool = setting(False, Boolean(), Flag("--lowercase", "Lowercase before tokenizing."))
-    memory_budget: int = setting(DEFAULT_MEMORY_BUDGET, Integer(0),   # bytes
-                                 Flag("--memory-budget", "MiB of encoded corpus kept in RAM; beyond it a temporary "
-                                                         "file is used.", to_field=_bytes_of_mib,
+    memory_budget: int = setting(DEFAULT_MEMORY_BUDGET, Integer(0),   # bytes: counting tables + ids in RAM
+                                 Flag("--memory-budget", "MiB of RAM for reading the corpus: the vocabulary's "
+                                                         "counting tables and the encoded corpus kept in RAM. Past "
+                                                         "it the encoded corpus goes to a temporary file, then the "
+                                                         "counts spill to disk and only words occurring --min-count "
+                                                         "times are kept.", to_field=_bytes_of_mib,
                                       from_field=_mib_of_bytes, check=Integer(0, unit="MiB")))
     device: str = setting("cpu", OneOf(("cpu", "cuda")),   # numba.cuda kernels: see w2v.cuda
                           Flag("--device", "Train on the CPU or on an NVIDIA GPU (numba.cuda; install w2v[cuda]). "

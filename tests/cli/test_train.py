@@ -56,6 +56,61 @@ def test_train_writes_binary_and_text(small_corpus, tmp_path):
     np.testing.assert_allclose(kv2.vectors, kv.vectors, rtol=1e-6)   # same seed, same vectors
 
 
+@pytest.mark.parametrize("name, override, written", [
+    ("v.bin", [], "word2vec-binary"),            # the default's name: binary, as before
+    ("v.txt", [], "word2vec-text"),              # was word2vec binary in a .txt file
+    ("v.vec", [], "word2vec-text"),
+    ("v.txt.gz", [], "word2vec-text"),
+    ("v.gz", [], "word2vec-binary"),             # a compressed name is a file: binary
+    ("model", [], "native"),                     # was a binary file named model
+    ("model", ["--to", "bin"], "word2vec-binary"),
+    ("v.txt", ["--to", "native"], "native"),
+    ("v.bin", ["--to", "text"], "word2vec-text"),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_train_and_convert_write_the_format_the_output_name_says(small_corpus, tmp_path, name, override, written):
+    from w2v import load
+    from w2v.formats import inspect
+
+    out = tmp_path / "train" / name
+    out.parent.mkdir()
+    res = run(["train", str(small_corpus), "-o", str(out), "--dim", "8", "--epochs", "1", "--threads", "1",
+               *override])
+    assert res.exit_code == 0, res.output
+    assert inspect(str(out))["format"] == written
+    shown = {"word2vec-binary": "binary", "word2vec-text": "text", "native": "native folder"}[written]
+    assert f" vectors to {out} ({shown}); training " in res.output.splitlines()[-1]
+    converted = tmp_path / "convert" / name   # w2v convert follows the same rule, with the same override
+    converted.parent.mkdir()
+    res = run(["convert", str(out), str(converted), *override])
+    assert res.exit_code == 0, res.output
+    assert res.output == f"wrote {len(load(str(out))):,} x 8 vectors to {converted} ({shown})\n"
+    assert inspect(str(converted))["format"] == written
+
+
+def test_train_text_and_to_name_one_format(small_corpus, tmp_path):
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.txt"), "--text", "--to", "bin"])
+    assert res.exit_code == 2 and "Error: --text and --to bin ask for two formats; give one" in res.output
+    assert os.listdir(tmp_path) == []
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v"), "--text", "--to", "text", "-q",
+               "--dim", "8", "--epochs", "1", "--threads", "1"])
+    assert res.exit_code == 0 and (tmp_path / "v").read_bytes().split(b"\n")[0].endswith(b" 8")
+
+
+def test_native_output_carries_the_settings_that_info_shows(small_corpus, tmp_path):
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "model"), "--dim", "8", "--epochs", "1",
+               "--threads", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    res = run(["info", str(tmp_path / "model")])
+    assert "format:      native\n" in res.output and "  dim: 8\n" in res.output and "  epochs: 1\n" in res.output
+    res = run(["train", str(small_corpus), "-o", str(tmp_path / "v.bin"), "--dim", "8", "--epochs", "1",
+               "--threads", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    res = run(["info", str(tmp_path / "v.bin")])
+    assert res.exit_code == 0 and res.output.splitlines()[-1] == (
+        "settings:    none: a word2vec file holds only words and vectors (a native folder keeps the training "
+        "settings: w2v train -o NAME without .bin/.txt/.vec, or --save-model)")
+
+
 @pytest.mark.parametrize("args,pattern", [
     (["--dim", "0"], "--dim"), (["--window", "0"], "--window"), (["--epochs", "0"], "--epochs"),
     (["--negative", "-1"], "--negative"), (["--negative", "0"], "--negative"), (["--alpha", "0"], "--alpha"),
@@ -118,7 +173,8 @@ def test_bad_paths_one_line(tmp_path, small_corpus, monkeypatch):
 
 
 @pytest.mark.parametrize("case", ["output-is-dir", "report-in-missing-dir", "read-only-output",
-                                  "save-model-in-missing-dir", "checkpoint-is-a-link"])
+                                  "save-model-in-missing-dir", "checkpoint-is-a-link", "native-output-is-a-file",
+                                  "native-output-is-a-link"])
 def test_outputs_that_cannot_be_written_are_refused_before_training(small_corpus, tmp_path, monkeypatch, case):
     # each is refused before the corpus is read: found only when writing, it would cost the whole run
     import w2v_cli.train as cli_train
@@ -127,13 +183,18 @@ def test_outputs_that_cannot_be_written_are_refused_before_training(small_corpus
     (tmp_path / "file").write_bytes(b"old")
     (tmp_path / "link").symlink_to(tmp_path / "dir")   # a model directory is replaced, not followed
     extra, pattern = {
-        "output-is-dir": (["-o", tmp_path / "dir"], "output path is a directory"),
+        "output-is-dir": (["-o", tmp_path / "dir", "--to", "bin"], "output path is a directory"),
         "report-in-missing-dir": (["--report-json", tmp_path / "nodir" / "r.json"], "output directory does not exist"),
-        "read-only-output": (["-o", tmp_path / "file"], "output file is not writable"),
+        "read-only-output": (["-o", tmp_path / "file", "--text"], "output file is not writable"),
         "save-model-in-missing-dir": (["--save-model", tmp_path / "nodir" / "m"],
                                       f"--save-model {tmp_path / 'nodir' / 'm'}: directory {tmp_path / 'nodir'} "
                                       "does not exist"),
         "checkpoint-is-a-link": (["--checkpoint", tmp_path / "link"], "exists and is not a model directory"),
+        # a name without .bin, .txt or .vec is a native folder, which never replaces a file or a link
+        "native-output-is-a-file": (["-o", tmp_path / "file"],
+                                    f"-o {tmp_path / 'file'}: exists and is not a folder, and vectors named without "
+                                    ".bin, .txt or .vec go to a native folder; --to bin or --to text writes a file"),
+        "native-output-is-a-link": (["-o", tmp_path / "link"], f"-o {tmp_path / 'link'}: exists and is not a folder"),
     }[case]
     if case == "read-only-output":   # permissions do not bind root: os.access stands in for them
         real_access = os.access

@@ -200,12 +200,12 @@ def test_a_memory_budget_of_0_trains_with_one_warning_line(small_corpus, tmp_pat
 
 
 def test_a_model_cut_short_by_a_full_disk_says_so(small_corpus, tmp_path, monkeypatch):
-    import w2v.formats.native
+    import w2v.formats.members
 
     def short_write(path, array):   # what numpy's tofile raises on a full disk: no errno
         raise OSError("1233800 requested and 254944 written")
 
-    monkeypatch.setattr(w2v.formats.native, "write_array", short_write)
+    monkeypatch.setattr(w2v.formats.members, "write_array", short_write)
     res = run(["train", small_corpus, "-q", *TRAIN, "-o", tmp_path / "v.bin", "--save-model", tmp_path / "m"])
     assert_one_line_error(res, f"cannot write {tmp_path / 'm'}: No space left on device "
                                "(1233800 requested and 254944 written)")

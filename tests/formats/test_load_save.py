@@ -58,6 +58,30 @@ def test_save_dispatch_by_suffix(tmp_path):
     assert inspect(tmp_path / "nat")["settings"]["alpha"] == 0.025
 
 
+@pytest.mark.parametrize("name, chosen, expected", [
+    ("v.bin", None, "bin"), ("V.BIN.GZ", None, "bin"), ("v.txt", None, "text"), ("v.vec.xz", None, "text"),
+    ("v.gz", None, "bin"), ("v.lzma", None, "bin"), ("model", None, "native"), ("v.npy", None, "native"),
+    ("v.bin", "text", "text"), ("v.txt", "binary", "bin"), ("model", "vec", "text"), ("v.bin", "native", "native"),
+])
+def test_the_format_a_path_names(name, chosen, expected):
+    # the one rule of w2v.save, `w2v train -o` and `w2v convert` (docs/formats.md)
+    assert formats.format_for_path(name, chosen) == expected
+
+
+def test_a_device_or_pipe_names_word2vec_binary(tmp_path):
+    # written through as a stream: a native folder cannot go there
+    os.mkfifo(tmp_path / "pipe")
+    assert formats.format_for_path(os.devnull) == "bin"
+    assert formats.format_for_path(tmp_path / "pipe") == "bin"
+    (tmp_path / "file").write_bytes(b"")
+    assert formats.format_for_path(tmp_path / "file") == "native"   # refused by the native writer
+    with pytest.raises(ParameterError, match="unknown format 'hdf5'"):
+        formats.format_for_path("v.bin", "hdf5")
+    kv = make_kv()
+    save(kv, tmp_path / "v.gz")
+    assert inspect(tmp_path / "v.gz")["format"] == "word2vec-binary"
+
+
 def test_torch_embedding(tmp_path):
     torch = pytest.importorskip("torch")
     kv = make_kv(5, 4)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import w2v
-import w2v.model.persist as persist
+from w2v.formats.members import FolderWriter
 from w2v import KeyedVectors, Word2Vec
 from w2v.formats import inspect
 from w2v_cli.main import main
@@ -142,14 +142,14 @@ def test_a_save_killed_before_its_header_leaves_no_copy_to_read(models, tmp_path
     class Killed(BaseException):
         pass
 
-    real = persist.write_array
+    real = FolderWriter.add_array
 
-    def write_array(p, a):
-        real(p, a)
-        if p.endswith("syn1.npy"):
+    def add_array(self, name, a):
+        real(self, name, a)
+        if name == "syn1.npy":
             raise Killed
 
-    monkeypatch.setattr(persist, "write_array", write_array)
+    monkeypatch.setattr(FolderWriter, "add_array", add_array)
     monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: None)     # a killed process removes nothing
     with pytest.raises(Killed):
         models[0].save(str(tmp_path / "ck"))

@@ -230,7 +230,8 @@ def edit_vocab(path, fn):
     return f
 
 
-@pytest.mark.parametrize("case", [
+#: the damage of _corrupt_cases that every loader must refuse (tests/model/test_single_file.py packs each into one file)
+CORRUPT_CASES = [
     "syn1neg-truncated", "syn1-truncated", "vectors-truncated", "codes-truncated", "rng-truncated",
     "model-json-truncated", "meta-json-truncated", "vocab-truncated", "syn1neg-missing",
     "points-missing", "model-json-missing", "syn1neg-float64", "syn1neg-shape", "syn1neg-pickled",
@@ -238,7 +239,10 @@ def edit_vocab(path, fn):
     "syn1neg-nan", "syn1-inf", "syn1neg-header", "vectors-header", "vocab-count", "vocab-empty-word",
     "codes-not-binary", "format", "vocab-size", "epochs-done-one-past", "training-bool", "training-negative",
     "corpus-files", "sharded", "syn1-shape", "lengths-zero", "lengths-too-long", "points-negative",
-    "points-one-past", "codes-rows", "lengths-rows"])
+    "points-one-past", "codes-rows", "lengths-rows"]
+
+
+@pytest.mark.parametrize("case", CORRUPT_CASES)
 def test_corrupt_or_truncated_files_raise_format_error_naming_the_file(trained, tmp_path, case):
     path = tmp_path / "model"
     trained["cbow-hs-ns"].save(str(path))
@@ -558,10 +562,11 @@ def test_resuming_with_no_epoch_left_is_refused(small_corpus, tmp_path):
         "Error: the model holds an unfinished run: 2 of 4 epochs done; epochs=2 leaves none to train: "
         "give more than 2 to continue it"], res.output
     assert not (tmp_path / "v.bin").exists()
-    # without -q, the line on the resumed run does not announce "epochs 3..2 follow"
+    # without -q, the line on the resumed run (after the one on where the vectors go) does not announce
+    # "epochs 3..2 follow"
     res = CliRunner().invoke(main, ["train", "--resume", str(tmp_path / "ckpt"), "--epochs", "2",
                                     "-o", str(tmp_path / "v.bin")])
-    assert res.exit_code == 1 and res.output.splitlines()[0] == (
+    assert res.exit_code == 1 and res.output.splitlines()[1] == (
         "resuming a run stopped after epoch 2 of 4 with --epochs 2: no epoch follows on the same corpus"), \
         res.output
     c = Word2Vec.load(str(tmp_path / "ckpt"))
@@ -870,6 +875,70 @@ def test_cli_save_model_and_resume(small_corpus, tmp_path):
     assert res.exit_code == 1 and "nope" in res.output
     res = run(["train", str(small_corpus), "-o", str(tmp_path / "v3.bin"), "--update-vocab"])
     assert res.exit_code != 0 and "--update-vocab" in res.output
+
+
+def test_cli_resume_writes_where_the_run_wrote_and_says_so_first(small_corpus, tmp_path, monkeypatch):
+    # `w2v train --resume ck/` wrote ./vectors.bin, replacing an unrelated file of the current folder
+    run_dir, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    run_dir.mkdir()
+    elsewhere.mkdir()
+    out = run_dir / "v.txt"
+    res = run(["train", str(small_corpus), "-o", str(out), "--epochs", "2", "--checkpoint", str(tmp_path / "ck"),
+               *CLI_FAST])
+    assert res.exit_code == 0, res.output
+    first = out.read_bytes()
+    assert Word2Vec.load(str(tmp_path / "ck")).run_state["output"] == {"path": str(out), "format": "text"}
+    (elsewhere / "vectors.bin").write_bytes(b"unrelated")
+    monkeypatch.chdir(elsewhere)
+    res = run(["train", "--resume", str(tmp_path / "ck"), "--epochs", "3", "--threads", "1"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[:2] == [
+        f"writing the vectors to {out} (text) at the end, where the resumed run wrote them (-o writes elsewhere)",
+        "resuming a model trained for 2 epochs: a new run of 3 epochs"]
+    assert (elsewhere / "vectors.bin").read_bytes() == b"unrelated" and os.listdir(elsewhere) == ["vectors.bin"]
+    back = w2v.load(str(out))
+    assert out.read_bytes() != first and out.read_bytes().startswith(f"{len(back)} 16\n".encode())
+    assert back.vectors.shape[1] == 16 and back.index_to_key[0] == "the"
+
+    # -o chooses another path (and its format), said in the first line; the run state records it
+    res = run(["train", "--resume", str(tmp_path / "ck"), "--epochs", "3", "-o", "again.bin",
+               "--save-model", str(tmp_path / "m2"), "--threads", "1"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "writing the vectors to again.bin (binary) at the end, as -o says"
+    assert w2v.load("again.bin").vectors.shape == back.vectors.shape
+    assert Word2Vec.load(str(tmp_path / "m2")).run_state["output"] == {"path": str(elsewhere / "again.bin"),
+                                                                         "format": "bin"}
+
+
+def test_cli_resume_of_a_model_that_records_no_output_needs_o(small_corpus, tmp_path, monkeypatch):
+    # a model saved from Python (or by an older w2v) says nothing of where its vectors went:
+    # vectors.bin of the current folder is not picked in silence
+    m = Word2Vec(**FAST).train(str(small_corpus))
+    m.save(str(tmp_path / "m"))
+    assert "output" not in Word2Vec.load(str(tmp_path / "m")).run_state
+    monkeypatch.chdir(tmp_path)
+    res = run(["train", "--resume", str(tmp_path / "m"), "--epochs", "2"])
+    assert res.exit_code == 1 and res.output.splitlines() == [
+        f"Error: --resume {tmp_path / 'm'}: the model does not record where its vectors were written "
+        "(saved from Python, or by an older w2v); pass -o PATH"], res.output
+    assert sorted(os.listdir(tmp_path)) == ["m"]
+    res = run(["train", "--resume", str(tmp_path / "m"), "--epochs", "2", "-o", "v.bin", "-q"])
+    assert res.exit_code == 0, res.output
+    assert len(w2v.load(str(tmp_path / "v.bin"))) == len(m.vocab)
+
+
+def test_a_recorded_output_that_is_not_a_path_and_format_is_a_format_error(small_corpus, tmp_path):
+    m = Word2Vec(**FAST)
+    m.record_output(tmp_path / "v.bin", "bin")
+    m.train(str(small_corpus))
+    m.save(str(tmp_path / "m"))
+    assert Word2Vec.load(str(tmp_path / "m")).run_state["output"] == {"path": str(tmp_path / "v.bin"),
+                                                                      "format": "bin"}
+    header = json.loads((tmp_path / "m" / "model.json").read_text())
+    header["training"]["output"] = {"path": str(tmp_path / "v.bin"), "format": "pickle"}
+    (tmp_path / "m" / "model.json").write_text(json.dumps(header))
+    with pytest.raises(FormatError, match="training.output must hold a path and a format"):
+        Word2Vec.load(str(tmp_path / "m"))
 
 
 def settings_of_a_resumed_run(corpus, tmp_path, options):

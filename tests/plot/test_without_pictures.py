@@ -274,7 +274,8 @@ def test_without_matplotlib_each_picture_is_a_one_line_error(tmp_path, monkeypat
     for args in commands:
         result = run_cli(*args, block=["matplotlib"])
         assert result.returncode == 1, (args, result.stderr)
-        assert result.stderr == "Error: pictures need matplotlib: pip install 'w2v[plot]'\n", args
+        assert result.stderr == ("Error: pictures need matplotlib: pip install 'w2v[plot]' (from a source "
+                                 "checkout: pip install -e '.[plot]')\n"), args
     assert not (tmp_path / "x.bin").exists()   # train stops before reading the corpus
     ok = run_cli("plot", tmp_path / "v.bin", "-o", tmp_path / "m.html", "--method", "pca", block=["matplotlib"])
     assert ok.returncode == 0, ok.stderr   # the html page needs no matplotlib
@@ -292,6 +293,8 @@ def test_without_tsne_packages_the_method_is_a_one_line_error(tmp_path):
     result = run_cli("plot", tmp_path / "v.bin", "-o", tmp_path / "m.html", "--method", "tsne",
                      block=["openTSNE", "sklearn"])
     assert result.returncode == 1
-    assert result.stderr == "Error: --method tsne needs openTSNE or scikit-learn: pip install 'w2v[plot]'\n"
+    assert result.stderr == ("Error: --method tsne needs openTSNE or scikit-learn: pip install 'w2v[plot]' "
+                             "(from a source checkout: pip install -e '.[plot]')\n")
     result = run_cli("plot", tmp_path / "v.bin", "-o", tmp_path / "m.html", "--method", "umap", block=["umap"])
-    assert result.stderr == "Error: --method umap needs umap-learn: pip install 'w2v[umap]'\n"
+    assert result.stderr == ("Error: --method umap needs umap-learn: pip install 'w2v[umap]' "
+                             "(from a source checkout: pip install -e '.[umap]')\n")

@@ -405,13 +405,23 @@ _RAW = [b"\xff", b"\xfe", b"\xe2\x80", b"\xc2", b"\xe2", b"\xe1\x9a", b"\xe3\x80
 
 
 def scan_via_text(paths, chunk):
-    """The general (decoded text, str.split) scan of the same corpus, for comparison."""
-    from w2v.text.scanning import _scan_text
-    stream = IdStream()
-    words, counts, n_tokens, n_sentences = _scan_text(resolve_inputs(paths), stream, "whitespace", False,
-                                                      chunk, None)
-    stream.finish()
-    return words, counts, stream.read(0, stream.length).copy(), n_tokens, n_sentences
+    """The same corpus read as decoded text, split by str.split and counted in a dict, for comparison."""
+    index = {}
+    counts = []
+    ids = []
+    n_sentences = 0
+    for toks, ends in iter_token_lines(resolve_inputs(paths), "whitespace", False, chunk):
+        for t in toks:
+            if t not in index:
+                index[t] = len(index)
+                counts.append(0)
+            counts[index[t]] += 1
+            ids.append(index[t])
+        if ends:
+            ids.append(SENTINEL)
+            n_sentences += 1
+    return (list(index), np.array(counts, np.int64), np.array(ids, np.int32), len(ids) - n_sentences,
+            n_sentences)
 
 
 def test_the_whitespace_tokenizer_sees_every_str_isspace_character():

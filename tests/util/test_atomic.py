@@ -27,17 +27,32 @@ def test_a_short_write_is_worded_as_the_full_disk_it_is(tmp_path):
 
 
 def test_a_model_cut_short_by_a_full_disk_says_so(tmp_path, monkeypatch):
-    import w2v.formats.native
+    import w2v.formats.members
     from w2v.vectors.keyed import KeyedVectors
 
     def short_write(path, array):   # what numpy's tofile raises on a full disk: no errno
         raise OSError("1233800 requested and 254944 written")
 
-    monkeypatch.setattr(w2v.formats.native, "write_array", short_write)
+    monkeypatch.setattr(w2v.formats.members, "write_array", short_write)
     kv = KeyedVectors(["a", "b"], np.ones((2, 4), np.float32))
     (tmp_path / "full").mkdir()
     with pytest.raises(OutputError, match=r"cannot write .*full/m: No space left on device \(1233800 requested"):
         kv.save(str(tmp_path / "full" / "m"))   # a native folder, as --save-model writes
+    assert os.listdir(tmp_path / "full") == []
+
+
+def test_a_model_file_cut_short_by_a_full_disk_says_so(tmp_path, monkeypatch):
+    from w2v.formats.archive import ArchiveWriter
+    from w2v.vectors.keyed import KeyedVectors
+
+    def short_write(self, name, array):   # what numpy's tofile raises on a full disk: no errno
+        raise OSError("1233800 requested and 254944 written")
+
+    monkeypatch.setattr(ArchiveWriter, "add_array", short_write)
+    kv = KeyedVectors(["a", "b"], np.ones((2, 4), np.float32))
+    (tmp_path / "full").mkdir()
+    with pytest.raises(OutputError, match=r"cannot write .*full/m.w2v: No space left on device \(1233800 requested"):
+        kv.save(str(tmp_path / "full" / "m.w2v"))   # one file, as --save-model m.w2v writes
     assert os.listdir(tmp_path / "full") == []
 
 

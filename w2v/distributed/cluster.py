@@ -10,8 +10,9 @@ import time
 import uuid
 
 from ..errors import W2VError
+from ..util.extras import install_hint
 
-INSTALL_HINT = "pip install 'w2v[dist]'"
+INSTALL_HINT = install_hint("dist")
 RUNNING = ("running", "newly-created")   # client states of a usable connection
 
 

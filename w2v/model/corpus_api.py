@@ -22,6 +22,7 @@ picks the vocabulary and encodes those ids for training.  Which corpus
 import dataclasses
 
 from ..errors import ParameterError, VocabularyError
+from ..text.raw_text import warn_of_raw_text
 from ..util.aliases import renamed
 from .reader import corpus_source_for
 
@@ -70,6 +71,17 @@ def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, prog
         is not a list of ``str``.
     VocabularyError
         No word is left after ``min_count``.
+
+    Warns
+    -----
+    w2v.errors.RawTextWarning
+        Files read with the default tokenizer (``whitespace``, no
+        ``lowercase``) whose most frequent words look like raw text (``king,``
+        beside ``king``, ``The`` beside ``the``): ``tokenizer='simple',
+        lowercase=True`` would help (:mod:`w2v.text.raw_text`).  Once per
+        call; not for sentences given as lists of tokens, nor for an update.
+    w2v.CorpusWarning
+        Bytes of the files that are not UTF-8 were read as U+FFFD.
     """
     unknown = set(kwargs) - {"min_count", "sample", "dry_run"}
     if unknown:
@@ -84,6 +96,8 @@ def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, prog
                                         self.vocab if update else None, self.max_final_vocab, keep_raw_vocab,
                                         trim_rule, dry_run, quiet, progress_stream, allow_binary)
     self._take_vocabulary_pass(read, changes, dry_run)
+    if not (dry_run or update) and source.iterable is None:   # tokenized here, as the settings say
+        warn_of_raw_text(self.vocab.words, self.settings.tokenizer, self.settings.lowercase)
     return self
 
 
@@ -104,7 +118,7 @@ def scan_vocab(self, corpus_iterable=None, corpus_file=None, progress_per=10000,
     source = corpus_source_for(self.settings, corpus_iterable, corpus_file)
     if source is None:
         raise ParameterError("scan_vocab needs corpus_iterable or corpus_file")
-    self._count_corpus(self._reader.scan(source, self.settings, quiet, progress_stream, allow_binary))
+    self._count_corpus(self._reader.scan(source, self.settings, quiet, progress_stream, allow_binary, self.vocab))
     return self.corpus_total_words, self.corpus_count
 
 

@@ -30,12 +30,12 @@ import itertools
 import logging
 import platform
 import sys
-import warnings
 import zlib
 
 import numpy as np
 
 from ..errors import CorpusWarning, ParameterError, VocabularyError
+from ..util.caller_warnings import warn
 from .reader import corpus_source_for
 
 __all__ = ["setting_property", "train_setting_changes", "check_totals", "train_result", "train_at_once",
@@ -134,8 +134,8 @@ def check_totals(source, total_examples, total_words):
                                     ("total_words", total_words, source.n_tokens, "words")):
         if given:
             if given != read:
-                warnings.warn(f"{name}={given:,} differs from the {read:,} {unit} of the corpus: the "
-                              f"learning rate decays over the corpus as read", CorpusWarning, stacklevel=4)
+                warn(f"{name}={given:,} differs from the {read:,} {unit} of the corpus: the "
+                     f"learning rate decays over the corpus as read", CorpusWarning)
             return
 
 

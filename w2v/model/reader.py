@@ -36,7 +36,7 @@ from ..text.scanning import scan_corpus
 from ..text.sentences import file_backed
 from ..text.vocab import build_vocab, final_vocab_min_count, kept_words, merge_vocab, vocab_ids
 from ..training.kernelcalls import start_kernel_load
-from ..training.progress import COMPILING, KernelWatch, Progress
+from ..training.progress import KernelWatch, Progress
 
 __all__ = ["CorpusRead", "CorpusReader", "corpus_source_for", "same_corpus", "scan_with_progress"]
 
@@ -136,7 +136,8 @@ def same_corpus(source, current):
     return stats is not None and stats == current.file_stats
 
 
-def scan_with_progress(corpus, settings, quiet=True, stream=None, next_step=BUILDING, allow_binary=False):
+def scan_with_progress(corpus, settings, quiet=True, stream=None, next_step=BUILDING, allow_binary=False,
+                       vocabulary=None):
     """Tokenize a corpus once (:func:`w2v.text.scanning.scan_corpus`) as ``settings`` say, reporting progress.
 
     Progress goes through :meth:`~w2v.training.progress.Progress.status`
@@ -149,7 +150,9 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None, next_step=BUIL
     corpus : str or list of str
         Files, directories or ``"-"``.
     settings : w2v.settings.Settings
-        ``tokenizer``, ``lowercase``, ``memory_budget`` and ``threads`` apply.
+        ``tokenizer``, ``lowercase``, ``memory_budget``, ``threads`` and
+        ``min_count`` apply (past the budget, the scan lists only the words
+        occurring ``min_count`` times: :func:`w2v.text.scanning.scan_corpus`).
     quiet : bool
         No progress on stderr.
     stream : file object, optional
@@ -158,6 +161,9 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None, next_step=BUIL
         What follows the scan, for its last status.
     allow_binary : bool
         Read inputs that do not look like text (see :func:`w2v.text.scanning.scan_corpus`).
+    vocabulary : sequence of str, optional
+        Words the scan lists whatever their counts (the model's, to encode
+        the corpus with it or to update it).
 
     Returns
     -------
@@ -183,7 +189,12 @@ def scan_with_progress(corpus, settings, quiet=True, stream=None, next_step=BUIL
 
     scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
                           memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads,
-                          allow_binary=allow_binary)
+                          allow_binary=allow_binary, min_count=s.min_count, vocabulary=vocabulary)
+    if scanned.spill:
+        reporter.message(f"counted {scanned.n_distinct:,} distinct words past the memory budget: "
+                         f"{scanned.spill['generations']} spills, {scanned.spill['spilled_bytes'] / 1e6:,.0f} MB "
+                         f"of temporary files; kept the {len(scanned.words):,} that occur at least "
+                         f"{scanned.count_floor} times" + (" or are in the vocabulary" if vocabulary else ""))
     if not quiet and (reporter.tty or shown[0]):
         reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
     return scanned, reporter, t0
@@ -208,12 +219,15 @@ def _scan_sentences(sentences, settings, quiet, stream, next_step):
     return scanned, reporter, t0
 
 
-def _scan(source, settings, quiet, stream, next_step, allow_binary):
-    """Read ``source`` once, joining its phrases; record what was read in it.  Return ``(scanned, reporter, t0)``."""
+def _scan(source, settings, quiet, stream, next_step, allow_binary, vocab=None):
+    """Read ``source`` once, joining its phrases; record what was read in it.  Return ``(scanned, reporter, t0)``.
+
+    The words of ``vocab`` (a model's vocabulary) are listed whatever their counts, also past the memory budget."""
     s = settings
     if source.reads_files:
         stats = _file_stats(source.paths)
-        scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, stream, next_step, allow_binary)
+        scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, stream, next_step, allow_binary,
+                                                   None if vocab is None else vocab.words)
     else:
         scanned, reporter, t0 = _scan_sentences(source.iterable, s, quiet, stream, next_step)
     if source.phrases is not None:   # files and sentences alike: joined on the id stream
@@ -282,7 +296,7 @@ class CorpusReader:
 
     close = drop_scan
 
-    def scan(self, source, settings, quiet=True, progress_stream=None, allow_binary=False):
+    def scan(self, source, settings, quiet=True, progress_stream=None, allow_binary=False, vocab=None):
         """Read ``source`` once and keep its counts and ids for :meth:`prepare` (any earlier scan is dropped).
 
         Returns
@@ -290,12 +304,12 @@ class CorpusReader:
         CorpusRead
             The source and its totals; nothing is encoded yet.
         """
-        self._keep_scan(source, settings, quiet, progress_stream, allow_binary, BUILDING)
+        self._keep_scan(source, settings, quiet, progress_stream, allow_binary, BUILDING, vocab)
         return CorpusRead(source, source.n_sentences, source.n_tokens, source.files)
 
-    def _keep_scan(self, source, settings, quiet, stream, allow_binary, next_step):
+    def _keep_scan(self, source, settings, quiet, stream, allow_binary, next_step, vocab=None):
         self.drop_scan()
-        scanned, reporter, t0 = _scan(source, settings, quiet, stream, next_step, allow_binary)
+        scanned, reporter, t0 = _scan(source, settings, quiet, stream, next_step, allow_binary, vocab)
         self._pending, self._pending_source = scanned, source
         self._raw = None
         return reporter, t0
@@ -358,24 +372,22 @@ class CorpusReader:
         update = vocab is not None
         shown = Progress(1, settings, stream=progress_stream, quiet=quiet)
         step = ("updating" if update else "building") + " the vocabulary and encoding the corpus"
-        with KernelWatch(on_compile=lambda: shown.message(COMPILING)) as kernels:
+        with KernelWatch(on_compile=shown.message) as kernels:
             # load the CPU training kernel while the corpus is read (about a second from Numba's cache)
             loader = start_kernel_load(settings) if settings.device != "cuda" and not update else None
+            reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step, vocab)
             try:
-                reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step)
-                try:
-                    read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
-                except VocabularyError:
-                    self.drop_scan()
-                    raise
-            finally:
-                if loader is not None:
-                    kernels.wait(loader)
+                read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
+            except VocabularyError:
+                self.drop_scan()
+                raise
+            # not after an error or Ctrl-C, which end the read at once: the load goes on in its daemon thread
+            if loader is not None:
+                kernels.wait(loader)
         read.kernel_load_seconds = kernels.waited
         read.seconds = max(0.0, time.perf_counter() - t0 - kernels.waited)
         if kernels.compiled:
-            reporter.message(f"compiled the training kernels in {kernels.compile_seconds:.1f}s "
-                             f"(later runs load them from the cache)")
+            reporter.message(kernels.compiled_line())
         if not quiet and not dry_run:
             reporter.message(_vocabulary_line(read))
         return read
@@ -421,7 +433,7 @@ class CorpusReader:
         """
         vocab.check()
         scanned, reporter, t0 = _scan(source, settings, quiet, progress_stream,
-                                      "encoding it with the model's vocabulary", allow_binary)
+                                      "encoding it with the model's vocabulary", allow_binary, vocab)
         remap = vocab_ids(vocab, scanned.words)
         if not np.any(remap >= 0):
             scanned.stream.close()

@@ -13,6 +13,7 @@ checks before and after a run.
 import dataclasses
 import threading
 
+from .. import cuda
 from ..errors import CorpusError, ParameterError
 from ..text.inputs import check_text_files
 from ..training.hogwild import run_epochs
@@ -36,8 +37,7 @@ def check_local_run(settings, dist_options):
     if dist_options:
         raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
     if settings.device == "cuda":
-        from ..cuda import require_cuda   # numba.cuda: loaded only for a GPU run
-        require_cuda()
+        cuda.require_cuda()
 
 
 def cluster_corpus(source, settings, checkpoint, allow_binary):
@@ -118,7 +118,8 @@ def run_epochs_of(model, quiet, progress_stream, on_epoch_end, interval=None, ch
                         words_per_id=model.corpus_tokens / max(1, enc.length), interval=interval)
     stop = threading.Event()
     run = run_epochs
-    if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda; numba.cuda loads here)
+    if s.device == "cuda":   # GPU training step, same schedule/tables/outputs
+        # start-up: the GPU back end (+5 to 20 ms) loads for a GPU run only
         from ..cuda.train import run_epochs_cuda as run
     elif s.deterministic:   # lanes and rounds: the same vectors at any thread count
         run = run_deterministic

@@ -28,11 +28,11 @@ class body, and the constructor's parameters are :mod:`w2v.model.gensim_params`'
 import copy as _copy
 import dataclasses
 import logging
-import warnings
+import os
 
 import numpy as np
 
-from . import corpus_api, gensim_api
+from . import corpus_api, gensim_api, persist
 from ..errors import ParameterError, VocabularyError
 from ..settings import TABLE_SETTINGS, Settings, changed_settings
 from ..training.callbacks import CallbackRun
@@ -40,6 +40,8 @@ from ..training.sampling import build_tables
 from ..training.weights import fresh_weights, grow_weights
 from ..training.lifecycle import MID_EPOCH_KEYS
 from ..util.aliases import renamed
+from ..vectors.keyed import KeyedVectors, save_word2vec_format
+from ..util.caller_warnings import warn
 from .gensim_api import check_totals, lifecycle_event, train_at_once, train_result, train_setting_changes
 from .gensim_params import constructor_arguments, constructor_signature
 from .reader import CorpusReader, corpus_source_for, same_corpus
@@ -98,6 +100,7 @@ lanes, round_words
         self._encoded = None        # its encoded ids (w2v.text.encoded.EncodedCorpus)
         self._corpus_files = None   # its inputs, as absolute paths
         self._source = None         # the corpus it was read from (w2v.text.iterables.CorpusSource)
+        self._output = None         # where its runs' vectors are written, for run_state (record_output)
         self._rng_states = None     # the workers' random states, continued by the next run
         self._wv = None
         self._reader = CorpusReader()   # reads corpora, keeps a scan waiting for prepare_vocab
@@ -112,8 +115,8 @@ lanes, round_words
         if options.sentences is not None or options.corpus_file is not None:
             train_at_once(self, options)
         elif options.trim_rule is not None or options.callbacks:
-            warnings.warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
-                          "corpus_file); give them to build_vocab() and train()", stacklevel=2)
+            warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
+                 "corpus_file); give them to build_vocab() and train()")
 
     __init__.__signature__ = constructor_signature()
 
@@ -300,8 +303,26 @@ lanes, round_words
     # ------------------------------------------------------------------ runs
     def start_run(self, run_state):
         """Record the run about to train (a dict: ``epochs``, ``epochs_done``, ``corpus_length``,
-        ``corpus_words``, ``corpus_files``, and ``sharded`` for Dask), see :func:`w2v.training.lifecycle.begin_run`."""
-        self.run_state = run_state
+        ``corpus_words``, ``corpus_files``, and ``sharded`` for Dask), see :func:`w2v.training.lifecycle.begin_run`;
+        the output :meth:`record_output` names is added as ``output``."""
+        self.run_state = run_state if self._output is None else {**run_state, "output": dict(self._output)}
+
+    def record_output(self, path, format):
+        """Record where the vectors of this model's runs are written, for ``w2v train --resume``.
+
+        The run state keeps ``{"path": absolute path, "format": format}`` as
+        ``output`` (saved with the model and its checkpoints), so that a
+        resumed run writes where the run wrote.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The vectors' path (``w2v train -o``).
+        format : {'bin', 'text', 'native'}
+        """
+        self._output = {"path": os.path.abspath(path), "format": format}
+        if self.run_state is not None:
+            self.run_state["output"] = dict(self._output)
 
     def set_rng_states(self, states):
         """The workers' random states of the run (advanced in place by the kernels, saved with the model)."""
@@ -375,6 +396,7 @@ lanes, round_words
         self._rng_states = rng_states
         self.run_state = run_state
         self._corpus_files = run_state.get("corpus_files") if run_state else None
+        self._output = run_state.get("output") if run_state else None
         self._wv = None
         return self
 
@@ -469,7 +491,8 @@ report_delay, compute_loss, callbacks
         self.compute_loss = bool(compute_loss)
 
     def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
-        from ..distributed import train_distributed   # Dask: an optional extra
+        # start-up: the Dask back end (+10 to 70 ms) loads for a cluster run only
+        from ..distributed import train_distributed
         corpus = cluster_corpus(source, self.settings, options.pop("checkpoint"), allow_binary)
         if corpus is not None:
             self._source = source
@@ -552,41 +575,51 @@ report_delay, compute_loss, callbacks
         if self.vocab is None:
             raise VocabularyError("model has no vocabulary yet")
         if self._wv is None:
-            from ..vectors.keyed import KeyedVectors
             self._wv = KeyedVectors(self.vocab.words, self.syn0, counts=self.vocab.counts,
                                     settings=self.settings.to_dict())
         return self._wv
 
     def save_word2vec(self, path, binary=True):
         """Write the vectors in word2vec.c's binary (default) or text format, atomically."""
-        from ..vectors.keyed import save_word2vec_format
         save_word2vec_format(self.wv, path, binary=binary)
 
     def save(self, path):
-        """Save the full model (to train it further) in the directory ``path``, atomically.
+        """Save the full model (to train it further) to ``path``, atomically: a directory, or one file.
 
         Input and output weights, vocabulary with counts, Huffman tree,
         settings and the state of the latest run, as ``.npy`` arrays, a UTF-8
-        ``vocab.tsv`` and JSON headers: no pickle.  The directory is also a
-        native vectors directory, so ``w2v.load(path)`` reads its vectors.
-        See :mod:`w2v.model.persist`.
+        ``vocab.tsv`` and JSON headers: no pickle.  An existing file (an
+        empty one, as ``tempfile.NamedTemporaryFile`` makes, or a model saved
+        there before) and a new path ending in ``.w2v`` get one file, an
+        uncompressed zip archive of those files whose arrays are
+        memory-mapped in place; any other path gets a directory
+        (:func:`w2v.formats.writes_single_file`).  Either is also a native
+        vectors model, so ``w2v.load(path)`` reads its vectors.  See
+        :mod:`w2v.model.persist` and docs/formats.md.
         """
-        from .persist import save_model
-        save_model(self, path)
+        persist.save_model(self, path)
 
     @classmethod
     def load(cls, path, rethrow=False):
-        """Load a model saved by :meth:`save`; ``train(corpus)`` then continues training.
+        """Load a model saved by :meth:`save` (a directory, or one file); ``train(corpus)`` then continues training.
 
         ``rethrow`` is gensim's: w2v always raises what goes wrong.
 
         Raises
         ------
         w2v.errors.FormatError
-            A file is missing, truncated or corrupt (the message names it).
+            A file is missing, truncated or corrupt (the message names it);
+            a Python pickle written by gensim's ``save`` (w2v never
+            unpickles: the message says how to carry its vectors over).
         """
-        from .persist import load_model
-        return load_model(cls, path)
+        return persist.load_model(cls, path)
+
+    def __str__(self):
+        """gensim's summary: ``Word2Vec<vocab=V, vector_size=D, alpha=A>`` (``vocab=0`` before a vocabulary)."""
+        return (f"{type(self).__name__}<vocab={0 if self.vocab is None else len(self.vocab)}, "
+                f"vector_size={self.settings.dim}, alpha={self.settings.alpha}>")
+
+    __repr__ = __str__   # gensim's repr is object's; its summary says more
 
     def close(self):
         """Release the encoded corpus (and its temporary file, if any) and the corpus it came from."""

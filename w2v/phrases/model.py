@@ -20,7 +20,10 @@ import numpy as np
 
 from . import tables as phrase_tables
 from ..errors import ParameterError
+from ..text.encoded import DEFAULT_MEMORY_BUDGET, IdStream
+from ..text.scanning import scan_corpus
 from .joining import PhraseJoining
+from .kernel_load import load_phrase_kernels
 from .scoring import is_phrase, npmi_scorer, original_scorer, score_pairs
 from .settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings
 from .tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, VocabBound, check_threads, count_stream,
@@ -81,12 +84,14 @@ class Phrases(PhraseJoining):
 
     def __init__(self, sentences=None, min_count=5, threshold=10.0, max_vocab_size=40_000_000, delimiter="_",
                  progress_per=10000, scoring="default", connector_words=frozenset(), *, threads=None,
-                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000, memory_budget=32 << 20,
+                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000,
+                 memory_budget=DEFAULT_MEMORY_BUDGET,
                  allow_binary=False):
         self.settings = PhraseSettings(min_count=min_count, threshold=threshold, scoring=scoring, delimiter=delimiter,
                                        connector_words=connector_words, max_table_size=max_vocab_size,
                                        max_sentence_length=max_sentence_length)
         self.threads = check_threads(threads)
+        load_phrase_kernels()   # all of them now, not on a later call (logged)
         self.read_options = dict(tokenizer=tokenizer, lowercase=lowercase, memory_budget=memory_budget,
                                  allow_binary=allow_binary)
         self.progress_per = progress_per
@@ -177,7 +182,6 @@ class Phrases(PhraseJoining):
             A sentence that is a string, or a token that is not a non-empty string.
         """
         if _is_paths(sentences):
-            from ..text.scanning import scan_corpus
             paths = [os.fspath(sentences)] if isinstance(sentences, (str, os.PathLike)) else \
                 [os.fspath(p) for p in sentences]
             scanned = scan_corpus(paths, threads=self.threads, **self.read_options)
@@ -193,7 +197,6 @@ class Phrases(PhraseJoining):
             stream.close()
 
     def _sentence_stream(self, sentences):
-        from ..text.encoded import IdStream
         stream = IdStream(self.read_options["memory_budget"])
         index = self._word_index()
         buf = []
@@ -325,7 +328,7 @@ class Phrases(PhraseJoining):
     def save(self, path):
         """Save the counts in the folder ``path`` (JSON, a words file and ``.npy`` arrays; no pickle),
         atomically.  See :mod:`w2v.phrases.files`."""
-        from .files import save_counts
+        from .files import save_counts   # start-up: loads scipy.linalg (+0.3 s), for files only
         save_counts(path, self)
 
     @classmethod
@@ -337,7 +340,7 @@ class Phrases(PhraseJoining):
         FormatError
             A missing, corrupt or foreign model folder (the message names the file).
         """
-        from .files import load_counts
+        from .files import load_counts   # start-up: loads scipy.linalg (+0.3 s), for files only
         return load_counts(cls, path)
 
     def restore(self, tokens, unigram, keys, runs, counts, run_offsets, run_tokens, corpus_word_count, min_reduce,
@@ -373,6 +376,7 @@ class FrozenPhrases(PhraseJoining):
     """
 
     def __init__(self, phrases_model=None, settings=None):
+        load_phrase_kernels()   # all of them now, not on a later call (logged)
         if phrases_model is not None:
             settings = phrases_model.settings
         self.settings = settings if settings is not None else PhraseSettings()
@@ -557,7 +561,7 @@ class FrozenPhrases(PhraseJoining):
     def save(self, path):
         """Save the phrases in the folder ``path`` (JSON, a words file and ``.npy`` arrays; no pickle),
         atomically.  See :mod:`w2v.phrases.files`."""
-        from .files import save_frozen
+        from .files import save_frozen   # start-up: loads scipy.linalg (+0.3 s), for files only
         save_frozen(path, self)
 
     @classmethod
@@ -581,5 +585,5 @@ def load_phrases(path):
     FormatError
         A missing, corrupt or foreign model folder (the message names the file).
     """
-    from .files import load_any
+    from .files import load_any   # start-up: loads scipy.linalg (+0.3 s), for files only
     return load_any(Phrases, FrozenPhrases, path)

@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 
 from ..errors import ParameterError
+from ..kernels.phrases import npmi_scores
 
 SCORINGS = ("word2vec", "gensim", "npmi")
 SCORING_ALIASES = {"default": "gensim"}   # gensim's name of its original scorer
@@ -108,7 +109,6 @@ def score_pairs(scoring, keys, pair_counts, unigram, min_count, corpus_words, le
     numpy.ndarray
         float32 for ``word2vec``, float64 otherwise.
     """
-    from ..kernels.phrases import npmi_scores
     a = keys >> 32
     b = keys & 0xFFFFFFFF
     pa = unigram[a]

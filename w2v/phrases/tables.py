@@ -18,6 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels.phrases import (count_pairs, fill_filter, hash_runs, insert_entries, intern_run, intern_runs,
+                               join_phrases, last_anchor_cut, pair_parts, rebuild_runs, table_entries)
 from ..util.checks import is_integer
 from ..errors import ParameterError
 
@@ -87,7 +89,6 @@ class RunTable:
 
     def reserve(self, runs, ids):
         """Make room for ``runs`` more runs holding ``ids`` more tokens in all."""
-        from ..kernels.phrases import rebuild_runs
         n, used = len(self), int(self.rstate[1])
         if n + runs > self.rhash.size:
             size = _next_pow2(n + runs)
@@ -101,7 +102,6 @@ class RunTable:
 
     def intern(self, tokens):
         """The id (from 1) of the run of model ``tokens``, added if new."""
-        from ..kernels.phrases import intern_run
         tokens = np.ascontiguousarray(tokens, np.int32)
         self.reserve(1, tokens.size)
         return int(intern_run(tokens, self.rtab, self.rhash, self.roff, self.pool, self.rstate))
@@ -118,7 +118,6 @@ class RunTable:
     @classmethod
     def from_arrays(cls, offsets, tokens):
         """The table of runs given as :meth:`arrays` gives them (checked by the caller)."""
-        from ..kernels.phrases import hash_runs, rebuild_runs
         table = cls()
         n = offsets.size - 1
         table.reserve(n, tokens.size)
@@ -173,7 +172,6 @@ class PairCounts:
                 self._resize(p, _slots(share))
 
     def _resize(self, p, slots):
-        from ..kernels.phrases import insert_entries, table_entries
         keys, runs, values = table_entries(self.tables[p], 1)
         table = self._table(slots)
         insert_entries(table, keys, runs, values)
@@ -184,7 +182,6 @@ class PairCounts:
 
     def prune(self):
         """Drop the rarest pairs while more than ``max_entries`` are held (see the class)."""
-        from ..kernels.phrases import insert_entries, table_entries
         while len(self) > self.max_entries:
             for p in range(self.nparts):
                 keys, runs, values = table_entries(self.tables[p], self.min_reduce + 1)
@@ -197,7 +194,6 @@ class PairCounts:
     def drop_below(self, min_count):
         """Drop the pairs seen fewer than ``min_count`` times (gensim's ``prune_vocab``); return
         whether one was dropped."""
-        from ..kernels.phrases import insert_entries, table_entries
         before = len(self)
         for p in range(self.nparts):
             keys, runs, values = table_entries(self.tables[p], min_count)
@@ -214,7 +210,6 @@ class PairCounts:
         (:class:`VocabBound`); the counts stay the same."""
         if self.nparts == 1:
             return
-        from ..kernels.phrases import insert_entries
         keys, runs, values = self.entries(ordered=False)
         self.nparts = 1
         self.tables = [self._table(_slots(max(keys.size, sum(t.shape[0] for t in self.tables) * MAX_LOAD)))]
@@ -224,7 +219,6 @@ class PairCounts:
     def entries(self, min_count=1, ordered=True):
         """The pairs seen ``min_count`` times or more as ``(keys, runs, counts)``; ``key = a << 32 | b``.
         With ``ordered``, sorted by key then run (else in table order)."""
-        from ..kernels.phrases import table_entries
         parts = [table_entries(t, min_count) for t in self.tables]
         keys = np.concatenate([p[0] for p in parts])
         runs = np.concatenate([p[1] for p in parts])
@@ -237,7 +231,6 @@ class PairCounts:
     def add(self, keys, runs, counts):
         """Add counts (a saved model's, or another's): each pair goes to its partition.  Nothing is
         pruned (the caller applies its rule)."""
-        from ..kernels.phrases import insert_entries, pair_parts
         if not keys.size:
             return
         if self.width == 2 and np.any(runs):
@@ -353,7 +346,6 @@ def count_stream(blocks, ids, unigram, pairs, runs, options, bound=None):
     int
         Tokens counted (sentence ends excepted).
     """
-    from ..kernels.phrases import intern_runs, last_anchor_cut
     use_runs = bool(ids.conn_model.any() or ids.conn_extra.any())
     if use_runs and pairs.width == 2:
         raise ValueError("a stream with connector words counted into pair tables without runs")
@@ -400,7 +392,6 @@ class _PieceCounter:
         self.states = [state.copy() for _ in range(pairs.nparts)]
 
     def __call__(self, p):
-        from ..kernels.phrases import count_pairs
         ids, o, pairs = self.ids, self.options, self.pairs
         done = 0
         while True:
@@ -433,7 +424,6 @@ class JoinTable:
     """One pass of joining: the phrases ``(a, run, b)`` of a layer and their look-up table."""
 
     def __init__(self, keys, runs, out):
-        from ..kernels.phrases import fill_filter, insert_entries
         self.keys = np.ascontiguousarray(keys, np.int64)
         self.runs = np.ascontiguousarray(runs, np.int64)
         self.out = np.ascontiguousarray(out, np.int32)
@@ -478,7 +468,6 @@ def join_ids(ids, final, stream_ids, join, phrase_out, runs, chunk, max_run, sta
     ``(consumed, joined ids)``; ``phrase_out`` gives each phrase's stream id, ``counts``
     (optional, per stream id) receives the counts of the ids written, ``flags`` are
     :func:`join_flags`' (computed if not given)."""
-    from ..kernels.phrases import join_phrases
     out = np.empty(ids.size, np.int32)
     count_out = counts is not None
     if counts is None:

@@ -11,8 +11,9 @@ import os
 
 from ..util.atomic import atomic_write
 from ..errors import ParameterError, W2VError
+from ..util.extras import install_hint
 
-PLOT_EXTRA = "pip install 'w2v[plot]'"
+PLOT_EXTRA = install_hint("plot")
 FORMATS = ("png", "svg", "pdf")   # what save_figure writes (the suffix of its path, or format=)
 
 
@@ -29,8 +30,9 @@ def require_matplotlib():
         ``matplotlib``.
     """
     try:
+        # optional extra: matplotlib (w2v[plot]); its Agg backend is imported to check it too
         import matplotlib
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401  (optional extra: matplotlib)
     except ImportError:
         raise MissingExtraError(f"pictures need matplotlib: {PLOT_EXTRA}") from None
     return matplotlib
@@ -67,8 +69,8 @@ def check_size(size):
 def new_figure(size, dpi=100):
     """A matplotlib Figure of ``size`` pixels (``(width, height)``) at ``dpi``, on an Agg canvas."""
     require_matplotlib()
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg   # optional extra: matplotlib
+    from matplotlib.figure import Figure   # optional extra: matplotlib
 
     width, height = check_size(size)
     fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi)

@@ -19,7 +19,7 @@ from .fingerprint import corpus_fingerprint
 from .kernelcalls import (check_kernel_inputs, kernel_args, kernel_params, load_kernel, no_replica_args,  # noqa: F401
                           start_kernel_load)
 from ..kernels.cpu import merge_hot_rows, train_tokens
-from .progress import COMPILING, KernelWatch
+from .progress import KernelWatch
 from .lifecycle import (RunResult, begin_run, continued_states, run_position, run_totals, seed_states, show_remaining,
                         train_spans)
 
@@ -272,7 +272,7 @@ def train_epochs(encoded, syn0, syn1neg, syn1, tables, settings, progress=None, 
     if start_stats is not None:
         runner.stats[0, 0, :4] += np.asarray(start_stats, np.float64)
         runner.epoch_ids[0] = start
-    with KernelWatch(on_compile=None if progress is None else lambda: progress.message(COMPILING)):
+    with KernelWatch(on_compile=None if progress is None else progress.message):
         load_seconds = load_kernel(runner.args)   # outside the training time (see load_kernel)
     stop_event = stop_event or threading.Event()
     t0 = time.perf_counter()

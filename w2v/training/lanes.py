@@ -41,7 +41,7 @@ from .fingerprint import corpus_fingerprint
 from .kernelcalls import check_kernel_inputs, kernel_args, load_kernel
 from ..kernels.cpu import train_tokens
 from ..kernels.lanes import fetch_rows, lane_pushes, merge_rows, order_changes, take_lane
-from .progress import COMPILING, KernelWatch
+from .progress import KernelWatch
 from ..settings import DEFAULT_ROUND_WORDS, Settings
 from .lifecycle import RunResult, begin_run, run_position, run_totals, seed_states, show_remaining, train_spans
 
@@ -371,7 +371,7 @@ def train_lanes(encoded, weights, tables, settings, key, progress=None, stop_eve
     total = total_positions or max(1, s.epochs * length)
     run = _LaneRun(encoded, weights, tables, s, plan, key, (position_offset // max(1, length),
                                                             plan.round_at(start) if start else 0, total))
-    with KernelWatch(on_compile=None if progress is None else lambda: progress.message(COMPILING)):
+    with KernelWatch(on_compile=None if progress is None else progress.message):
         load_seconds = load_kernel(kernel_args(s, *run.copies[0].work, tables))
         lane_pushes(np.zeros(0, np.int32), tables.keep_threshold, tables.noise_table, tables.hs_points,
                     tables.hs_lengths, s.sg, s.sg and s.exact, s.window, s.negative, s.hs, s.max_sentence_length,

@@ -1,8 +1,8 @@
 """Progress on stderr: the training's progress lines, and the statuses of the steps before it.
 
 :class:`Progress` draws the lines every runner reports through (CPU, CUDA,
-Dask), and the statuses of the corpus scan; :class:`KernelWatch` says when
-Numba compiles the kernels and times what a thread waits for them.
+Dask), and the statuses of the corpus scan; :class:`KernelWatch` says which
+kernels Numba compiles and times what a thread waits for them.
 """
 import sys
 import threading
@@ -177,22 +177,42 @@ def _fmt_seconds(s):
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-COMPILING = "compiling the training kernels (once) ..."
+#: the groups of kernels named apart from the training kernels: the module that holds them, and the group
+KERNEL_GROUPS = {"w2v.kernels.phrases": "phrase"}
+TRAINING_KERNELS = "training"   # every other function compiled (the corpus' and training's kernels)
 _EVENTS = ("numba:compile", "numba:compiler_lock")   # Numba's event API (numba.core.event)
 
 
+def compiling_line(group):
+    """The line that announces the compilation of the kernels of ``group`` (``"training"``, ``"phrase"``)."""
+    return f"compiling the {group} kernels (once) ..."
+
+
+def kernel_group(module):
+    """The group of kernels a Numba function of ``module`` (a module name) belongs to: ``"phrase"`` or
+    ``"training"``, as the messages name them."""
+    return KERNEL_GROUPS.get(module, TRAINING_KERNELS)
+
+
 class KernelWatch:
-    """Watches Numba while the kernels load: says when one compiles, times a thread's waits for them.
+    """Watches Numba while the kernels load: says which ones compile, times a thread's waits for them.
 
     Numba compiles a kernel on its first call and caches the machine code, so
     only the first run compiles (about half a minute on 2 cores); later runs
-    load the cache in about a second.  Used as a context manager around the
-    code that loads the kernels (in any thread):
+    load the cache in about a second.  Numba reports a compilation only on a
+    cache miss (loading another signature from the cache compiles nothing),
+    and the functions a kernel calls, compiled within its compilation, count
+    as that kernel's.  Used as a context manager around the code that loads
+    the kernels (in any thread):
 
-    * ``on_compile()`` is called once, in the compiling thread, when a
-      compilation (a cache miss) starts, e.g. to print :data:`COMPILING`;
-    * ``compiled`` tells whether anything compiled, ``compile_seconds`` how
-      long the compilations took (summed over threads);
+    * ``on_compile(line)`` is called, in the compiling thread, when a kernel
+      of a group (:func:`kernel_group`: the phrase kernels, the training
+      kernels) starts to compile for the first time in the watch, with the
+      line that says so (:func:`compiling_line`);
+    * ``compiled`` tells whether anything compiled, ``compiled_groups``
+      which groups (in the order they started), ``compile_seconds`` how long
+      the compilations took (summed over threads), and :meth:`compiled_line`
+      says it in a line;
     * ``waited`` is the time the thread that entered the watch spent on
       kernels: holding or waiting for Numba's compiler lock (which a
       compilation in another thread holds), plus what :meth:`wait` adds.
@@ -201,12 +221,12 @@ class KernelWatch:
     Parameters
     ----------
     on_compile : callable, optional
-        Called without arguments when the first compilation starts.
+        Called with the announcing line when a group's first compilation starts.
     """
 
     def __init__(self, on_compile=None):
         self.on_compile = on_compile
-        self.compiled = False
+        self.compiled_groups = []
         self.compile_seconds = 0.0
         self.waited = 0.0
         self._thread = threading.get_ident()
@@ -214,14 +234,24 @@ class KernelWatch:
         self._lock = threading.Lock()
         self._listener = None   # Numba's event listener, registered from __enter__ to __exit__
 
+    @property
+    def compiled(self):
+        """Whether a kernel compiled while watched."""
+        return bool(self.compiled_groups)
+
+    def compiled_line(self):
+        """The line that reports what compiled and how long it took (after a compilation)."""
+        return (f"compiled the {' and '.join(self.compiled_groups)} kernels in {self.compile_seconds:.1f}s "
+                f"(later runs load them from the cache)")
+
     def __enter__(self):
-        from numba.core import event
+        from numba.core import event   # start-up: imported by the CLI; loads Numba (+0.5 s)
 
         watch = self
 
         class Listener(event.Listener):
             def on_start(self, ev):
-                watch._started(ev.kind)
+                watch._started(ev.kind, ev.data)
 
             def on_end(self, ev):
                 watch._ended(ev.kind)
@@ -232,7 +262,7 @@ class KernelWatch:
         return self
 
     def __exit__(self, *exc):
-        from numba.core import event
+        from numba.core import event   # start-up: imported by the CLI; loads Numba (+0.5 s)
 
         for kind in _EVENTS:
             event.unregister(kind, self._listener)
@@ -244,20 +274,25 @@ class KernelWatch:
         thread.join()
         self.waited += time.perf_counter() - t0
 
-    def _started(self, kind):
+    def _started(self, kind, data):
         key = (kind, threading.get_ident())
         if kind == "numba:compiler_lock" and key[1] != self._thread:
             return
+        new_group = None
         with self._lock:
             depth = self._open.setdefault(key, [0, 0.0])
             depth[0] += 1
             if depth[0] == 1:
                 depth[1] = time.perf_counter()
-            first = kind == "numba:compile" and not self.compiled
-            self.compiled = self.compiled or kind == "numba:compile"
-        if first and self.on_compile is not None:
+                if kind == "numba:compile":   # the outermost compilation of its thread: a kernel called
+                    function = getattr((data or {}).get("dispatcher"), "py_func", None)
+                    group = kernel_group(getattr(function, "__module__", None))
+                    if group not in self.compiled_groups:
+                        self.compiled_groups.append(group)
+                        new_group = group
+        if new_group is not None and self.on_compile is not None:
             try:
-                self.on_compile()
+                self.on_compile(compiling_line(new_group))
             except Exception:   # pragma: no cover - a message that cannot be shown must not stop the compile
                 pass
 
@@ -273,4 +308,3 @@ class KernelWatch:
                     self.compile_seconds += seconds
                 else:
                     self.waited += seconds
-

@@ -1,2 +1,3 @@
 """Small helpers every package may use: opening inputs, atomic writes, the console, value checks,
-keyword aliases and array helpers.  Nothing here imports another w2v package but ``w2v.errors``."""
+keyword aliases, array helpers and the install line of an optional extra.  Nothing here imports another
+w2v package but ``w2v.errors``."""

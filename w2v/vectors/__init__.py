@@ -8,7 +8,7 @@ _PUBLIC = ("KeyedVectors", "load", "load_native", "load_word2vec_format", "save"
 
 def __getattr__(name):
     if name in _PUBLIC:
-        from . import keyed as owner
+        from . import keyed as owner   # start-up: the vectors side (scipy.linalg, 0.3 s) loads on first use
         return getattr(owner, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

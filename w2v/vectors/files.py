@@ -18,9 +18,10 @@ import numpy as np
 from ..util.arrays import check_finite
 from ..util.checks import is_finite_real, is_integer
 from ..util.aliases import renamed
-from ..errors import FormatError, ParameterError
-from ..formats import (check_limit, check_unicode_errors, read_native, read_vocab_counts, read_word2vec, write_native,
-                       write_vocab_counts, write_word2vec)
+from ..errors import ParameterError
+from ..formats import (check_limit, check_unicode_errors, read_native, read_vocab_counts, read_word2vec, refuse_pickle,
+                       write_native, write_vocab_counts, write_word2vec)
+from ..formats.archive import is_archive
 from .vecattrs import made_up_counts
 
 logger = logging.getLogger(__name__)
@@ -48,18 +49,6 @@ def _mmap_flag(mmap):
                          f"(read them into memory), got {mmap!r}")
 
 
-def _refuse_pickle(path):
-    """A file written by gensim's ``KeyedVectors.save`` is a pickle: say so instead of 'bad header'."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(2)
-    except OSError:
-        return       # the reader reports it
-    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
-        raise FormatError(f"{path}: a Python pickle (as gensim's KeyedVectors.save writes); w2v never unpickles. "
-                          "Save it from gensim with save_word2vec_format(fname, binary=True) and load that")
-
-
 def _descending(values):
     """The order of ``values`` from largest to smallest, ties in row order (a stable sort)."""
     n = len(values)
@@ -73,8 +62,8 @@ def load(cls, fname, mmap=None, binary=None, limit=None, unicode_errors="strict"
     Parameters
     ----------
     fname : str or os.PathLike
-        A native folder (written by :meth:`save`), or a word2vec binary or
-        text file, optionally compressed.  A pickle written by gensim's
+        A native model (written by :meth:`save`: a folder, or one file), or
+        a word2vec binary or text file, optionally compressed.  A pickle written by gensim's
         ``save`` is refused with a message saying how to convert it.
     mmap : {None, 'r', False}, optional
         For a native folder: None (the default) and ``'r'`` memory-map the
@@ -109,8 +98,8 @@ def load(cls, fname, mmap=None, binary=None, limit=None, unicode_errors="strict"
     check_unicode_errors(unicode_errors)
     path = os.fspath(fname)
     # a missing path is looked up as a native folder: a save killed midway leaves a copy of it
-    if os.path.lexists(path) and not os.path.isdir(path):
-        _refuse_pickle(path)
+    if os.path.lexists(path) and not os.path.isdir(path) and not is_archive(path):
+        refuse_pickle(path)
         return _from_word2vec(cls, path, binary=binary, limit=limit, unicode_errors=unicode_errors)
     kv = from_native(cls, path, mmap=flag)
     if limit is not None and limit < len(kv):
@@ -228,19 +217,22 @@ def _from_word2vec(cls, fname, fvocab=None, made_up=False, **options):
 
 @renamed(path="fname")
 def save(self, fname, **options):
-    """Save as a native folder, which :meth:`load` and :func:`w2v.load` read (``path`` is an alias).
+    """Save in the native format, which :meth:`load` and :func:`w2v.load` read (``path`` is an alias).
 
-    gensim's ``save`` pickles the object into one file; w2v writes a
-    folder (``vectors.npy``, ``vocab.tsv``, ``meta.json``) and pickles
-    nothing.  The ``'count'`` attribute is saved; other attributes set
-    with :meth:`set_vecattr` are not.  ``vectors.npy`` holds float32:
-    float16 vectors are saved exactly, float64 ones rounded to float32, and
-    both load as float32.  See :func:`w2v.vectors.keyed.save_native`.
+    gensim's ``save`` pickles the object into one file; w2v writes
+    ``vectors.npy``, ``vocab.tsv`` and ``meta.json`` and pickles nothing:
+    as one file (an uncompressed zip archive) where ``fname`` is an existing
+    file or ends in ``.w2v``, else as a folder
+    (:func:`w2v.formats.writes_single_file`).  The ``'count'`` attribute is
+    saved; other attributes set with :meth:`set_vecattr` are not.
+    ``vectors.npy`` holds float32: float16 vectors are saved exactly, float64
+    ones rounded to float32, and both load as float32.  See
+    :func:`w2v.vectors.keyed.save_native`.
 
     Parameters
     ----------
     fname : str or os.PathLike
-        The folder.
+        The folder or file.
     **options
         gensim's pickle options (``separately``, ``sep_limit``, ``ignore``,
         ``pickle_protocol``) have no meaning here and raise ParameterError.

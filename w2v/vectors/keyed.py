@@ -46,9 +46,8 @@ import os
 import numpy as np
 
 from ..errors import ParameterError
-from ..formats import check_datatype, write_native, write_word2vec
+from ..formats import check_datatype, format_for_path, write_native, write_word2vec
 from ..util.checks import is_integer, is_real
-from ..util.opener import strip_compression_suffix
 from . import editing, files, intrinsic, legacy, neighbours, ranking, vecattrs
 from . import lookup as lookups, similarity as similarities   # the class binds methods named lookup, similarity
 from .store import VectorStore, as_counts, as_keys
@@ -494,7 +493,7 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
 
 
 def load_native(path, mmap=True, check_values=True):
-    """Load a native-format model directory.
+    """Load a native-format model (a directory, or one file).
 
     Every file is checked (see :func:`w2v.formats.read_native`).  Where
     ``path`` is missing because a save of it was killed midway, the newest
@@ -504,7 +503,7 @@ def load_native(path, mmap=True, check_values=True):
     Parameters
     ----------
     path : str or os.PathLike
-        The directory written by :func:`save_native`.
+        The directory or file written by :func:`save_native`.
     mmap : bool, optional
         Memory-map ``vectors.npy`` read-only (``np.load(..., mmap_mode='r',
         allow_pickle=False)``) instead of reading it into memory.
@@ -535,8 +534,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     Parameters
     ----------
     path : str or os.PathLike
-        A native model directory, or a word2vec binary/text file (optionally
-        ``.gz``/``.bz2``/``.xz`` compressed; fastText ``.vec`` included).
+        A native model (a directory, or one file), or a word2vec binary/text
+        file (optionally ``.gz``/``.bz2``/``.xz`` compressed; fastText
+        ``.vec`` included).
     binary : bool, optional
         For word2vec files: binary or text; auto-detected when None.
     limit : int, optional
@@ -604,20 +604,21 @@ def save_word2vec_format(kv, path, binary=True):
 
 
 def save_native(kv, path, extra=None):
-    """Save vectors in the native format (a directory), atomically.
+    """Save vectors in the native format (a directory, or one file), atomically.
 
-    See :func:`w2v.formats.write_native` for the files and how they are put
-    in place; an existing native model at ``path`` is replaced.
+    See :func:`w2v.formats.write_native` for the files, which form a path
+    gets, and how they are put in place; an existing native model at
+    ``path`` is replaced.
 
     Parameters
     ----------
     kv : KeyedVectors
         The vectors, with their counts and settings.
     path : str or os.PathLike
-        Target directory.
+        Target directory or file.
     extra : callable, optional
-        ``extra(tmpdir)`` writes further files into the temporary directory
-        before it is renamed into place (a full model's files).
+        ``extra(writer)`` writes further members (a full model's) before the
+        model is put in place (see :func:`w2v.formats.write_native`).
 
     Raises
     ------
@@ -646,8 +647,11 @@ def save(kv, path, format=None):
     kv : KeyedVectors
     path : str or os.PathLike
     format : {'bin', 'text', 'native'}, optional
-        When None: ``.bin`` (optionally compressed) is binary, ``.txt`` and
-        ``.vec`` are text, anything else is a native directory.
+        When None, the one ``path`` names (:func:`w2v.formats.format_for_path`):
+        ``.bin`` (optionally compressed) is binary, ``.txt`` and ``.vec`` are
+        text, another compressed name or a device is binary, anything else is
+        the native format (one file for a ``.w2v`` name or an existing file,
+        else a directory: :func:`w2v.formats.writes_single_file`).
 
     Raises
     ------
@@ -655,19 +659,8 @@ def save(kv, path, format=None):
         Unknown ``format``.
     """
     path = os.fspath(path)
-    if format is None:
-        name = strip_compression_suffix(path).lower()
-        if name.endswith(".bin"):
-            format = "bin"
-        elif name.endswith((".txt", ".vec")):
-            format = "text"
-        else:
-            format = "native"
-    if format in ("bin", "binary"):
-        save_word2vec_format(kv, path, binary=True)
-    elif format in ("text", "txt", "vec"):
-        save_word2vec_format(kv, path, binary=False)
-    elif format == "native":
+    format = format_for_path(path, format)
+    if format == "native":
         save_native(kv, path)
     else:
-        raise ParameterError(f"unknown format {format!r}; expected 'bin', 'text' or 'native'")
+        save_word2vec_format(kv, path, binary=format == "bin")

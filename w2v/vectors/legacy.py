@@ -15,6 +15,7 @@ import datetime
 import logging
 import platform
 import sys
+from importlib.metadata import version
 
 from ..errors import W2VError
 
@@ -30,7 +31,6 @@ class _Doc2VecOnlyError(W2VError, NotImplementedError):
 
 def _version():
     try:
-        from importlib.metadata import version
         return version("w2v")
     except Exception:  # noqa: BLE001 - not installed (a source tree on sys.path)
         return "unknown"

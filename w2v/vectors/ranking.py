@@ -12,6 +12,7 @@ import logging
 import numpy as np
 
 from ..errors import ParameterError, W2VError
+from ..util.extras import install_hint
 
 logger = logging.getLogger(__name__)
 
@@ -26,10 +27,10 @@ class _MissingPotError(W2VError, ImportError):
 def _emd2():
     """POT's ``ot.emd2`` (the exact earth mover's distance), or a clear error without POT."""
     try:
-        from ot import emd2
+        from ot import emd2   # optional extra: POT (w2v[wmd])
     except ImportError:
         raise _MissingPotError("wmdistance needs the POT package (Python Optimal Transport): "
-                               "pip install 'w2v[wmd]' or pip install POT") from None
+                               f"{install_hint('wmd')}, or pip install POT") from None
     return emd2
 
 
