@@ -6,7 +6,7 @@ kernel change worth 5% cannot be seen in them.  The number of instructions
 the kernel executes is exact and repeatable: this script counts it with
 valgrind's cachegrind for ``w2v.kernels.cpu.train_tokens`` on the first
 ``--tokens`` ids of the corpus (1 thread, the benchmark settings: dim 100,
-window 5, negative 5, sample 1e-3).  It is a measure of work, not of time:
+window 5, negative 5, sample 1e-3; ``--dim`` counts other row lengths).  It is a measure of work, not of time:
 cache misses (the other half of the kernel's cost) are not in it.
 
 How: the corpus is encoded once with w2v's own vocabulary; then a child
@@ -18,7 +18,7 @@ vectors, as LLVM also prefers on AVX-512 machines) in a private Numba cache:
 a first child compiles it natively, the valgrind children load it.
 
 usage: python3 benchmarks/count_instructions.py CORPUS [--model cbow sg] [--tokens 100000]
-                                                [--code DIR]
+                                                [--dim 100 [300 ...]] [--code DIR]
 ``--code`` counts another copy of the repository (a checkout of an older
 commit, say) with the same encoded ids, for before/after figures.
 """
@@ -56,16 +56,16 @@ def encode(corpus, tokens, out):
     m.close()
 
 
-def child(code, data, model, n):
-    """Train ``n`` ids (``n`` = 0: load the kernel only) and print the loss."""
+def child(code, data, model, n, dim):
+    """Train ``n`` ids (``n`` = 0: load the kernel only) with rows of ``dim`` floats and print the loss."""
     sys.path.insert(0, str(code))
     from w2v.kernels.cpu import train_tokens
     d = np.load(data)
     ids, keep, noise, v = d["ids"][:n], d["keep"], d["noise"], int(d["vocab"])
     rng = np.random.default_rng(1)
-    syn0 = (rng.random((v, 100), dtype=np.float32) - np.float32(0.5)) / np.float32(100)
-    syn1neg = np.zeros((v, 100), np.float32)
-    syn1 = np.zeros((1, 100), np.float32)
+    syn0 = (rng.random((v, dim), dtype=np.float32) - np.float32(0.5)) / np.float32(dim)
+    syn1neg = np.zeros((v, dim), np.float32)
+    syn1 = np.zeros((1, dim), np.float32)
     codes, points, lengths = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros(1, np.int32)
     stats = np.zeros(8)
     sg = model == "sg"
@@ -79,11 +79,11 @@ def child(code, data, model, n):
     print(f"loss {stats[0] / max(stats[1], 1):.6f} examples {int(stats[1])}")
 
 
-def jit_instructions(env, code, data, model, n, workdir):
+def jit_instructions(env, code, data, model, n, dim, workdir):
     """Instructions executed in code without symbols (the JIT code) by a child training ``n`` ids."""
     out = Path(workdir) / "cachegrind.out"
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-           sys.executable, __file__, "--child", str(code), str(data), model, str(n)]
+           sys.executable, __file__, "--child", str(code), str(data), model, str(n), str(dim)]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
     ann = subprocess.run(["cg_annotate", str(out)], check=True, capture_output=True, text=True).stdout
     for line in ann.splitlines():
@@ -94,12 +94,13 @@ def jit_instructions(env, code, data, model, n, workdir):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        child(Path(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]))
+        child(Path(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--model", nargs="+", default=["cbow", "sg"], choices=["cbow", "sg"])
     ap.add_argument("--tokens", type=int, default=100_000)
+    ap.add_argument("--dim", type=int, nargs="+", default=[100], help="row lengths to count, each in turn")
     ap.add_argument("--code", type=Path, default=REPO, help="repository copy whose kernel is counted")
     a = ap.parse_args()
     if not (shutil.which("valgrind") and shutil.which("cg_annotate")):
@@ -109,13 +110,14 @@ def main():
         encode(a.corpus, a.tokens, data)
         env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "numba-cache"), **CPU_ENV)
         for model in a.model:
-            # compile natively into the private cache (valgrind would take many minutes)
-            subprocess.run([sys.executable, __file__, "--child", str(a.code), str(data), model, "1000"],
-                           env=env, check=True, capture_output=True)
-            base = jit_instructions(env, a.code, data, model, 0, tmp)
-            full = jit_instructions(env, a.code, data, model, a.tokens, tmp)
-            print(f"{model}: {(full - base) / a.tokens:,.0f} instructions per token "
-                  f"({full - base:,} over {a.tokens:,} ids; code {a.code})")
+            for dim in a.dim:
+                # compile natively into the private cache (valgrind would take many minutes)
+                subprocess.run([sys.executable, __file__, "--child", str(a.code), str(data), model, "1000",
+                                str(dim)], env=env, check=True, capture_output=True)
+                base = jit_instructions(env, a.code, data, model, 0, dim, tmp)
+                full = jit_instructions(env, a.code, data, model, a.tokens, dim, tmp)
+                print(f"{model} dim {dim}: {(full - base) / a.tokens:,.0f} instructions per token "
+                      f"({full - base:,} over {a.tokens:,} ids; code {a.code})", flush=True)
 
 
 if __name__ == "__main__":

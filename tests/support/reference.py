@@ -27,8 +27,8 @@ def draw_noise(r, thr, alias):
     return i if (r & 0xFFFFFFFF) < thr[i] else int(alias[i])
 
 
-MAX_SCORE = 6.0     # no update at or beyond +-6 (gensim's rule), as w2v.kernels.cpu.MAX_SCORE
-LOSS_CLIP = 20.0    # as w2v.kernels.cpu.SIGMOID_CLIP
+MAX_SCORE = 6.0     # no update at or beyond +-6 (gensim's rule), as w2v.kernels.options.MAX_SCORE
+LOSS_CLIP = 20.0    # as w2v.kernels.options.SIGMOID_CLIP
 
 
 def sigmoid(x):

@@ -29,9 +29,10 @@ import numpy as np
 from numba import njit
 
 from .draws import HIGH32, draw_noise_words, sample_noise, splitmix64  # noqa: F401 (sample_noise: re-exported)
-from .block import TB, block_step, hs_targets, negative_targets, padded_targets, unique_context, weight_row
-from .fastmath import exp32, log32
-from .options import INNER_OPTIONS, KERNEL_OPTIONS, MAX_SCORE, SIGMOID_CLIP
+from .block import (TB, block_step, flat_gradients, hs_targets, negative_targets, padded_targets, unique_context,
+                    weight_row)
+from .cbow import block_step as cbow_block_step, hidden_row, scatter
+from .options import INNER_OPTIONS, KERNEL_OPTIONS
 from .prefetch import prefetch_row
 from .simd import LANES, vadd, vfma, vload, vmul, vsplat, vstore, vsum, vzero
 
@@ -60,7 +61,6 @@ def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_cons
     # blocking: the scores and the input-row updates four output rows at a time, each with a one-row remainder
     dim = dim_const if dim_const > 0 else X.shape[1]
     m = nx * nt
-    one = np.float32(1.0)
     # 1. scores F[c, t] = X[c] . out[targets[t]], stored flat in G[:m]
     for c in range(nx):
         x_row = X[c]
@@ -97,18 +97,8 @@ def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_cons
             t += 1
         for t in range(nt):
             G[m + c * nt + t] = labels[t]
-    # 2. gradients and loss over the flat block: a branch-free loop LLVM vectorizes
-    loss = np.float32(0.0)
-    for k in range(m):
-        score = G[k]
-        f = min(max(score, -SIGMOID_CLIP), SIGMOID_CLIP)
-        lab = G[m + k]
-        e = exp32(-f)                                   # sigmoid(f) = 1 / (1 + e)
-        one_e = one + e
-        g = (lab - one / one_e) * alpha
-        G[k] = g if abs(score) < MAX_SCORE else np.float32(0.0)   # see MAX_SCORE
-        # -log sigmoid(f) = log(1 + e);  -log sigmoid(-f) = f + log(1 + e)
-        loss += log32(one_e) + (one - lab) * f
+    # 2. gradients and loss over the flat block
+    loss = flat_gradients(G, m, alpha)
     # 3a. dX[c] += sum_t G[c, t] out[targets[t]]   (reads the old output rows)
     for c in range(nx):
         dx_row = dX[c]
@@ -330,6 +320,8 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_code
     # skip-gram with negative sampling alone, up to TB targets: the block adds the
     # input rows' updates into the rows themselves, else into dX, scattered after
     direct = not hs and negative < TB
+    # CBOW with negative sampling alone, up to TB targets: the fused step of w2v.kernels.cbow
+    one_block = not hs and 0 < negative < TB
     for i in range(n):
         centre = sent[i]
         if sg:
@@ -358,33 +350,26 @@ def _train_words(sent, n, syn0, syn1neg, syn1, hot0, nhot0, hot1, nhot1, hs_code
             stats[0] += loss
             stats[1] += nc
         else:
-            # CBOW: the hidden row is the sum (or mean) of the context rows
-            for d in range(dim):
-                X[0, d] = 0.0
-                dX[0, d] = 0.0
-            for c in range(nc):
-                row = weight_row(syn0, hot0, nhot0, ctx[c])
+            # CBOW: the hidden row is the sum (or mean) of the context rows (w2v.kernels.cbow)
+            hidden_row(syn0, hot0, nhot0, ctx, nc, cbow_mean, X[0], dim_const)
+            # as gensim: with the sum, the error is divided over the context rows;
+            # with the mean, every context row gets the full error (gensim and
+            # word2vec.c both do this, although the mean's exact gradient is 1/nc of it)
+            scale = np.float32(1.0) if cbow_mean else np.float32(1.0) / np.float32(nc)
+            if one_block:
+                nt = _negative_targets(centre, noise, i * negative, negative, targets, labels)
+                loss = cbow_block_step(X[0], syn1neg, hot1, nhot1, targets, labels, nt, alpha, scale, dX[0],
+                                       G, pad, dim_const)
+            else:
                 for d in range(dim):
-                    X[0, d] += row[d]
-            if cbow_mean:
-                inv = np.float32(1.0) / np.float32(nc)
-                for d in range(dim):
-                    X[0, d] *= inv
-            # one input row: the blocked step measured no faster (1.02x), so CBOW keeps its vectors
-            loss = output_layers(X, 1, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
-                                 hs_lengths, hs, noise, i * negative, negative, targets, labels,
-                                 alpha, dX, G, dim_const)
-            if not cbow_mean:
-                # as gensim: with the sum, the error is divided over the context rows;
-                # with the mean, every context row gets the full error (gensim and
-                # word2vec.c both do this, although the mean's exact gradient is 1/nc of it)
-                inv = np.float32(1.0) / np.float32(nc)
-                for d in range(dim):
-                    dX[0, d] *= inv
-            for c in range(nc):
-                row = weight_row(syn0, hot0, nhot0, ctx[c])
-                for d in range(dim):
-                    row[d] += dX[0, d]
+                    dX[0, d] = 0.0
+                loss = output_layers(X, 1, centre, syn1, syn1neg, hot1, nhot1, hs_codes, hs_points,
+                                     hs_lengths, hs, noise, i * negative, negative, targets, labels,
+                                     alpha, dX, G, dim_const)
+                if not cbow_mean:
+                    for d in range(dim):
+                        dX[0, d] *= scale
+            scatter(syn0, hot0, nhot0, ctx, nc, dX[0], dim_const)
             stats[0] += loss
             stats[1] += 1
 
