@@ -325,6 +325,63 @@ def test_idstream_spill_after_finish_keeps_the_finished_ids():
     assert stream.read(0, 100).tolist() == list(range(15))
 
 
+def test_idstream_keeps_the_ids_across_its_ram_blocks_and_copies_what_it_is_given(monkeypatch):
+    import w2v.text.encoded as encoded
+    monkeypatch.setattr(encoded, "RAM_BLOCK_IDS", 8)
+    rng = np.random.default_rng(2)
+    parts = [rng.integers(-1, 100, n).astype(np.int32) for n in (0, 3, 8, 5, 21, 1, 7)]
+    stream = IdStream(1 << 20)
+    for i, p in enumerate(parts):
+        stream.append(p)
+        p[:] = 99                                         # the caller reuses its array
+        if i == 3:
+            stream.finish()                               # appends after finish go on in new blocks
+    rng = np.random.default_rng(2)
+    expected = np.concatenate([rng.integers(-1, 100, n).astype(np.int32) for n in (0, 3, 8, 5, 21, 1, 7)])
+    stream.finish()
+    assert not stream.on_disk and stream.length == expected.size
+    assert np.array_equal(stream.read(0, 1000), expected)
+    stream.move_to_disk()
+    assert np.array_equal(stream.read(0, 1000), expected)
+
+
+FINISH_PEAK = """
+import sys
+import numpy as np
+from w2v.text.encoded import IdStream
+
+def status(key):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith(key))
+
+stream = IdStream(1 << 30)
+part = np.arange(45_000, dtype=np.int32)   # about the ids of one chunk of a scan
+for _ in range(200):
+    stream.append(part.copy())
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")                           # VmHWM from here
+before = status("VmRSS")
+stream.finish()
+print(4 * stream.length, status("VmHWM") - before)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="peak RSS reset: Linux only")
+def test_idstream_finish_holds_the_ids_in_ram_once(tmp_path):
+    # finish() copies the appended ids into one array: the memory of what it has copied must go back
+    # as it goes, or a stream in RAM is resident twice at the end of every scan
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", FINISH_PEAK], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=120)
+    if out.returncode and "clear_refs" in out.stderr:
+        pytest.skip("cannot reset the peak RSS here: " + out.stderr.strip().splitlines()[-1])
+    assert out.returncode == 0, out.stderr
+    ids_bytes, growth = map(int, out.stdout.split())
+    assert ids_bytes == 4 * 200 * 45_000
+    assert growth < ids_bytes // 2, f"finish() grew RSS by {growth:,} bytes for {ids_bytes:,} bytes of ids"
+
+
 def test_idstream_on_disk_refuses_a_truncated_file():
     stream = IdStream(0)
     stream.append(np.arange(100))

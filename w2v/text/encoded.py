@@ -14,6 +14,7 @@ vocabulary; the tokens of the others are :data:`UNLISTED` (``-2``) in its
 provisional stream, and encoding drops them as it drops any word outside the
 vocabulary.
 """
+import mmap
 import os
 import tempfile
 
@@ -27,6 +28,16 @@ UNLISTED = -2  # in a provisional stream: a word the scan did not list (it spill
 #: beyond, the ids go to an anonymous temporary file and the counts spill (docs/large-corpora.md).  1 GiB
 #: counts about 8M distinct words in memory.
 DEFAULT_MEMORY_BUDGET = 1 << 30
+RAM_BLOCK_IDS = 1 << 20  # ids per block of a stream appended in RAM (4 MiB), each in a mapping of its own
+
+
+def _ram_block(n):
+    """An int32 array of ``n`` ids in an anonymous private mapping of its own, whose memory goes back to
+    the system when the array is dropped (freed small arrays stay in the allocator's heap: the blocks
+    of a stream and the array :meth:`IdStream.finish` copies them into would be resident together)."""
+    if not hasattr(mmap, "MAP_PRIVATE"):   # Windows
+        return np.empty(n, np.int32)
+    return np.frombuffer(mmap.mmap(-1, 4 * n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS), np.int32)
 
 
 # --------------------------------------------------------------------------- id stream storage
@@ -54,7 +65,8 @@ class IdStream:
     def __init__(self, memory_budget=DEFAULT_MEMORY_BUDGET, tmpdir=None):
         self.memory_budget = int(memory_budget)
         self.tmpdir = tmpdir
-        self._parts = []
+        self._blocks = []   # appended in RAM since the last finish: blocks of RAM_BLOCK_IDS (:func:`_ram_block`)
+        self._fill = 0      # ids in the last block
         self._array = None
         self._file = None
         self.length = 0
@@ -69,14 +81,32 @@ class IdStream:
         return 0 if self._file is not None else 4 * self.length
 
     def append(self, ids):
+        """Append ``ids`` (copied: the caller may reuse its array)."""
         ids = np.ascontiguousarray(ids, dtype=np.int32)
         if self._file is None and (self.length + ids.size) * 4 > self.memory_budget:
             self.move_to_disk()
         if self._file is not None:
             self._write(ids)
         else:
-            self._parts.append(ids)
+            done = 0
+            while done < ids.size:
+                if not self._blocks or self._fill == RAM_BLOCK_IDS:
+                    self._blocks.append(_ram_block(RAM_BLOCK_IDS))
+                    self._fill = 0
+                n = min(ids.size - done, RAM_BLOCK_IDS - self._fill)
+                self._blocks[-1][self._fill:self._fill + n] = ids[done:done + n]
+                self._fill += n
+                done += n
         self.length += ids.size
+
+    def _appended(self):
+        """The ids appended in RAM since the last finish, block by block (views), and forget the blocks."""
+        blocks = self._blocks
+        self._blocks = []
+        if blocks:
+            blocks[-1] = blocks[-1][:self._fill]
+        self._fill = 0
+        return blocks
 
     def move_to_disk(self):
         """Move the ids to the temporary file now (the scan does it when its counting tables need the
@@ -87,10 +117,9 @@ class IdStream:
             self._file = tempfile.TemporaryFile(dir=self.tmpdir)
         except OSError as exc:
             raise self._spill_error(exc) from None
-        # the ids so far: a finished array (appends after finish) and the parts since
-        for part in ([self._array] if self._array is not None else []) + self._parts:
+        # the ids so far: a finished array (appends after finish) and the blocks since
+        for part in ([self._array] if self._array is not None else []) + self._appended():
             self._write(part)
-        self._parts = []
         self._array = None
 
     def write_at(self, start, ids):
@@ -122,12 +151,11 @@ class IdStream:
                            "or raise the memory budget (--memory-budget)")
 
     def finish(self):
-        """Freeze the stream: concatenate the RAM parts, flush the file."""
+        """Freeze the stream: concatenate the RAM blocks into one array, flush the file."""
         if self._file is None:
-            if self._array is None or self._parts:
-                # copy part by part, releasing each as it is copied: peak = total + one part
-                parts = ([self._array] if self._array is not None else []) + self._parts
-                self._parts = []
+            if self._array is None or self._blocks:
+                # copy block by block, unmapping each as it is copied: peak = total + one block
+                parts = ([self._array] if self._array is not None else []) + self._appended()
                 self._array = None
                 array = np.empty(self.length, np.int32)
                 pos = 0
@@ -192,7 +220,8 @@ class IdStream:
             self._file.close()
             self._file = None
         self._array = None
-        self._parts = []
+        self._blocks = []
+        self._fill = 0
 
 
 class EncodedCorpus:

@@ -460,7 +460,7 @@ class _ByteScan:
             written, newlines, cuts = job.result() if self.pool is not None else job
             self.generation_starts.extend(self.stream.length + cut for cut in cuts)
             if written:
-                self.stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
+                self.stream.append(items.ids[:written])   # copied: the arrays are reused SCAN_LAG + 1 chunks on
             self.n_tokens += written - newlines
 
     def count_read(self, n):
