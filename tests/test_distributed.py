@@ -501,21 +501,25 @@ def _encoded_ids(model, path):
     return ids
 
 
-def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=None, model=None):
+def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=None, model=None, ranges=1):
     """The Dask run done in this process: rounds of one slice per lane (file), merged as the driver does.
 
     In round ``r`` of ``R`` (``R = ceil(stream length / (lanes x round_words))``) lane ``k`` trains
     tokens ``[n_k r / R, n_k (r + 1) / R)`` of its file from the weights at the round's start,
-    at the global position of the round's first tokens, the learning rate times the lanes
-    that train in the round (merge "mean"); the changed rows are merged and added.
+    at the global position of the round's first tokens, the learning rate times the merge rule's
+    multiple for the lanes that train in the round (:meth:`MergeRule.lr_scale` at the schedule's
+    rate there); the changed rows are merged (each row's sum divided by the lanes that changed it,
+    or by that multiple where it is larger) and added.
     Returns ``(model, per-epoch stats, R, stream length, per-round log)``.
     """
     from w2v.distributed import changed_rows, merge_round
+    from w2v.distributed.merge import merge_rule
     from w2v.distributed.worker import train_slice
     from w2v.training.hogwild import kernel_params
 
     m = model if model is not None else Word2Vec(**settings).build_vocab([str(f) for f in files])
     s = m.settings
+    rule = merge_rule(merge)
     lanes = [_encoded_ids(m, f) for f in files]
     length = sum(x.size for x in lanes)
     n_rounds = -(-length // (len(lanes) * round_words))
@@ -527,17 +531,22 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
         for r in range(n_rounds):
             bounds = [(x.size * r // n_rounds, x.size * (r + 1) // n_rounds) for x in lanes]
             active = [k for k, (lo, hi) in enumerate(bounds) if hi > lo]
-            parts = []
+            position = epoch * length + sum(a for a, _ in bounds)
+            alpha = max(s.alpha - (s.alpha - s.min_alpha) * min(position / (s.epochs * length), 1.0), s.min_alpha)
+            lr_scale = rule.lr_scale(len(active), alpha)
+            parts, seen = [], 0
             for k in active:
                 lo, hi = bounds[k]
                 work = [w.copy() for w in weights]
-                sched = dict(lane=k, round=(epoch, r), position=epoch * length + sum(a for a, _ in bounds),
+                sched = dict(lane=k, round=(epoch, r), position=position,
                              round_total=sum(b - a for a, b in bounds), total=s.epochs * length,
-                             lr_scale=float(len(active)) if merge == "mean" else 1.0)
-                stats[epoch] += train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
-                parts.append(tuple(map(list, zip(*(changed_rows(w, b) for w, b in zip(work, weights))))))
-            update = merge_round(weights, parts, merge)
-            log.append(dict(epoch=epoch, round=r, tokens=sum(b - a for a, b in bounds),
+                             lr_scale=lr_scale)
+                lane_stats = train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
+                stats[epoch] += lane_stats
+                seen += int(lane_stats[3])
+                parts.append([changed_rows(w, b) for w, b in zip(work, weights)])
+            update = merge_round(weights, parts, lr_scale)
+            log.append(dict(epoch=epoch, round=r, tokens=seen, lr_scale=lr_scale,
                             bytes_up=sum(a.nbytes for p in parts for x in p for a in x),
                             # the update goes to every lane's next task, those that sit it out included
                             bytes_down=sum(a.nbytes for u in update for a in u) * len(lanes),
@@ -545,20 +554,23 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     return m, stats, n_rounds, length, log
 
 
-@pytest.mark.parametrize("merge, b_text", [
-    ("mean", None), ("touched", None),
-    ("mean", "the of\n"),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
+@pytest.mark.parametrize("merge, b_text, ranges", [
+    ("scaled", None, None), ("scaled", None, 1), ("mean", None, None), ("touched", None, 1),
+    ("mean", "the of\n", None),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
 ])
-def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text):
+def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text, ranges):
+    # the same vectors whether one merge task takes every lane's rows or each of 2 merges its range
     from w2v.training.lifecycle import run_totals
 
     files = _two_files(small_corpus, tmp_path, b_text)
     kw = dict(FAST, epochs=2)
-    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=700, merge=merge)
+    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=700, merge=merge,
+                             merge_ranges=ranges)
     ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, 700, merge)
     d = m.last_train.details["distributed"]
     assert (d["shards"], d["lanes"], d["rounds_per_epoch"], d["stream_length"]) == (2, 2, n_rounds, length)
     assert n_rounds >= 3 and d["rounds"] == 2 * n_rounds and d["merge"] == merge
+    assert d["merge_ranges"] == (ranges or 2)
     if b_text is not None:
         assert n_rounds > 3   # more rounds than lane 1 has ids: it sits some out
     assert m.vocab.words == ref.vocab.words
@@ -569,7 +581,7 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     assert [getattr(lt, k) for k in ("examples", "kept", "words")] == [want[k] for k in ("examples", "kept", "words")]
     np.testing.assert_allclose(lt.epoch_loss, want["epoch_loss"], rtol=1e-12)
     # the report: every round's tokens, rows and bytes; means over the rounds; the weights sent to each worker
-    keys = ("epoch", "round", "tokens", "bytes_up", "bytes_down", "rows")
+    keys = ("epoch", "round", "tokens", "lr_scale", "bytes_up", "bytes_down", "rows")
     assert [{k: x[k] for k in keys} for x in d["log"]] == log
     assert d["bytes_up_per_round"] == pytest.approx(np.mean([x["bytes_up"] for x in log]))
     assert d["bytes_down_per_round"] == pytest.approx(np.mean([x["bytes_down"] for x in log]))
@@ -600,11 +612,11 @@ def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, s
         m.train(files, client=client, round_words=700, on_epoch_end=on_epoch_end)
     assert seen == [(0, 1, 1)]
     saved = Word2Vec.load(str(ckpt))
-    ref = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1))[0]
+    ref = _rounds_in_one_process(kw, files, 700, "scaled", epochs_range=range(1))[0]
     assert np.array_equal(saved.syn0, ref.syn0) and np.array_equal(saved.syn1neg, ref.syn1neg)
 
     resumed = saved.train(files, client=client, round_words=700)
-    stats = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1, 3), model=ref)[1]
+    stats = _rounds_in_one_process(kw, files, 700, "scaled", epochs_range=range(1, 3), model=ref)[1]
     assert np.array_equal(resumed.syn0, ref.syn0) and np.array_equal(resumed.syn1neg, ref.syn1neg)
     lt = resumed.last_train
     assert lt.first_epoch == 1 and resumed.run_state["epochs_done"] == 3
@@ -624,7 +636,7 @@ def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, s
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
     kw = dict(FAST, epochs=2)
     m = Word2Vec(**kw).train(files, client=client, round_words=700, _round_hook=hook)
-    ref = _rounds_in_one_process(kw, files, 700, "mean")[0]
+    ref = _rounds_in_one_process(kw, files, 700, "scaled")[0]
     d = m.last_train.details["distributed"]
     assert d["fallbacks"] >= 1 and d["rounds"] >= 8
     assert d["fallbacks"] < d["rounds"] // 2      # the rounds after it start from the merged updates again
@@ -773,7 +785,92 @@ def test_cluster_turns_client_failures_into_typed_one_line_errors():
     with pytest.raises(DistributedError, match=r"^lost the connection to the Dask scheduler at tcp://10.1.2.3:8786$"):
         closed.wait_for_worker(timeout=60)
     with pytest.raises(DistributedError, match=r"^lost the connection"):
-        closed.wait([])
+        closed.wait([], "the test's futures", 60)
     with pytest.raises(DistributedError, match=r"^no Dask worker left at tcp://10.1.2.3:8786 for 0s$"):
         running.wait_for_worker(timeout=0)
     Cluster(_FakeClient(nthreads={"tcp://w": 1})).wait_for_worker(timeout=0)   # a worker is there
+
+
+class _KillOnVocabulary:
+    """A progress stream that kills a worker as the ``vocabulary:`` line is written (after ``delay`` s, in a thread)."""
+
+    def __init__(self, pid, delay):
+        self.pid, self.delay, self.killed, self.lines = pid, delay, None, []
+
+    def write(self, text):
+        self.lines.append(text)
+        if text.startswith("vocabulary:") and self.killed is None:
+            self.killed = time.monotonic()
+            if self.delay:
+                import threading
+                threading.Timer(self.delay, os.kill, (self.pid, signal.SIGKILL)).start()
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.1])
+def test_a_worker_killed_just_after_the_vocabulary_phase_is_survived(small_corpus, delay):
+    # the weights are scattered to every worker right after the vocabulary line: a worker killed
+    # then made the scatter hang (no timeout) or end the run with the bare line "Error: tcp://..."
+    with _local_cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
+        c.wait_for_workers(2, timeout=60)
+        pids = c.run(os.getpid)
+        stream = _KillOnVocabulary(pids[sorted(pids)[0]], delay)
+        t0 = time.monotonic()
+        m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=c, round_words=20_000, quiet=False,
+                                             progress_stream=stream)
+        elapsed = time.monotonic() - t0
+        assert stream.killed is not None and pids[sorted(pids)[0]] not in c.run(os.getpid).values()
+    assert elapsed < 120
+    assert m.last_train.words == int(m.vocab.counts.sum())   # every token trained once
+    assert np.all(np.isfinite(m.syn0)) and np.isfinite(m.last_train.epoch_loss[0])
+
+
+def test_a_wait_that_passes_its_bound_names_what_it_waited_for(client):
+    from w2v.distributed.cluster import Cluster
+    cluster = Cluster(client)
+    slow = client.submit(time.sleep, 30, pure=False)
+    t0 = time.monotonic()
+    with pytest.raises(DistributedError, match=r"^round 3 of epoch 1 \(its 2 merge tasks\) did not finish "
+                                                r"within 1s$"):
+        cluster.wait([slow], "round 3 of epoch 1 (its 2 merge tasks)", 1.0)
+    assert time.monotonic() - t0 < 10
+    client.cancel(slow)
+
+
+class _ScatterClient(_FakeClient):
+    """A client whose scatter fails (raises ``errors`` one after the other), hangs (``None``) or succeeds."""
+
+    def __init__(self, outcomes):
+        super().__init__(nthreads={"tcp://w": 1})
+        self.outcomes, self.calls = list(outcomes), 0
+
+    def scatter(self, data, broadcast=False, hash=True, timeout=None):
+        self.calls += 1
+        outcome = self.outcomes.pop(0)
+        if outcome is None:
+            time.sleep(30)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return [outcome]
+
+
+def test_a_scatter_that_a_lost_worker_breaks_is_tried_again_and_bounded():
+    from w2v.distributed.cluster import Cluster
+    # a worker lost while the weights are sent: the try fails (Dask raises the worker's address)
+    # or hangs; the next try goes to the workers there are then
+    flaky = _ScatterClient([KeyError("tcp://127.0.0.1:35055"), None, "the future"])
+    assert Cluster(flaky).scatter({"w": np.zeros(3)}, "sending the weights", seconds=0.5) == "the future"
+    assert flaky.calls == 3
+    broken = _ScatterClient([OSError("Stream is closed"), KeyError("tcp://10.0.0.9:1234"), None])
+    t0 = time.monotonic()
+    with pytest.raises(DistributedError) as info:
+        Cluster(broken).scatter({"w": np.zeros(3)}, "sending the weights (0.1 MB) to every worker",
+                                broadcast=True, seconds=0.5)
+    assert time.monotonic() - t0 < 10
+    assert str(info.value) == ("sending the weights (0.1 MB) to every worker failed 3 times (the last: "
+                               "sending the weights (0.1 MB) to every worker did not finish within 2s)")

@@ -35,11 +35,12 @@ Modules: :mod:`~w2v.distributed.cluster` (clients, waits, errors),
 """
 from .cluster import INSTALL_HINT, DistributedError, dask_client, require_distributed
 from ..kernels.merge import add_quantized_rows, changed_rows, quantize_rows
-from .merge import MERGES, apply_update, merge_round, merge_updates
-from .plan import slice_pieces, split_lanes
-from .train import DEFAULT_ROUND_WORDS, train_distributed
+from .merge import MERGES, MergeRule, apply_update, merge_round, merge_updates, split_rows
+from .plan import CLUSTER_ROUND_TOKENS, RoundWordsWarning, choose_round_words, slice_pieces, split_lanes
+from .train import train_distributed
 from .vocabulary import count_corpus
 
-__all__ = ["DEFAULT_ROUND_WORDS", "INSTALL_HINT", "MERGES", "DistributedError", "add_quantized_rows",
-           "apply_update", "changed_rows", "count_corpus", "dask_client", "merge_round", "merge_updates",
-           "quantize_rows", "require_distributed", "slice_pieces", "split_lanes", "train_distributed"]
+__all__ = ["CLUSTER_ROUND_TOKENS", "INSTALL_HINT", "MERGES", "DistributedError", "MergeRule", "RoundWordsWarning",
+           "add_quantized_rows", "apply_update", "changed_rows", "choose_round_words", "count_corpus",
+           "dask_client", "merge_round", "merge_updates", "quantize_rows", "require_distributed", "slice_pieces",
+           "split_lanes", "split_rows", "train_distributed"]

@@ -17,6 +17,9 @@ from .worker import (PINNED_TASKS, counts_task, encode_task, index_task, merge_c
                      vocab_index_task)
 
 
+CORPUS_WAIT = 600.0   # seconds a pass over the shards may take, besides 1 s per MB
+
+
 def tree_reduce(client, futures, func, **submit):
     """Pairwise reduction of ``futures`` in order, by tasks (``func(left, right)``)."""
     level = list(futures)
@@ -27,6 +30,12 @@ def tree_reduce(client, futures, func, **submit):
             nxt.append(level[-1])
         level = nxt
     return level[0]
+
+
+def corpus_seconds(shards):
+    """How long a pass of the workers over ``shards`` may take: 10 minutes plus 1 s per MB (a compressed
+    file counts 4 times its size)."""
+    return CORPUS_WAIT + sum(sh.size * (4 if sh.end is None else 1) for sh in shards) / 1e6
 
 
 def merge_replaced(parts):
@@ -120,8 +129,9 @@ def count_corpus(client, corpus, tokenizer="whitespace", lowercase=False, shard_
              for sh in shards]
     counts = [cluster.call(client.submit, counts_task, f, pure=False, retries=retries) for f in scans]
     merged = tree_reduce(client, counts, merge_counts_task, retries=retries)
-    cluster.wait([merged])
-    return cluster.call(merged.result)
+    what = f"counting the words of {len(shards)} corpus shards"
+    cluster.wait([merged], what, corpus_seconds(shards))
+    return cluster.results([merged], what)[0]
 
 
 def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
@@ -163,8 +173,9 @@ def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
     encoded = [tasks.submit(encode_task, f, lineage[-1], lane=plan.lane_of(i)) for i, f in enumerate(scans)]
     held.extend(encoded)
     shapes_f = [tasks.submit(shape_task, e, f, lane=plan.lane_of(i)) for i, (e, f) in enumerate(zip(encoded, scans))]
-    tasks.cluster.wait(shapes_f)
-    shapes = [tasks.cluster.call(f.result) for f in shapes_f]
+    what = f"encoding {len(plan.shards)} corpus shards"
+    tasks.cluster.wait(shapes_f, what, corpus_seconds(plan.shards))
+    shapes = tasks.cluster.results(shapes_f, what)
     del scans, shapes_f   # the encoded shards keep their lineage
     sharded = ShardedCorpus(vocab, fresh, encoded, [x[0] for x in shapes], sum(x[1] for x in shapes),
                             sum(x[2] for x in shapes), lineage)
@@ -188,8 +199,9 @@ def _new_vocabulary(tasks, scans, settings, corpus):
     plan, s = tasks.plan, settings
     counts = [tasks.submit(counts_task, f, lane=plan.lane_of(i)) for i, f in enumerate(scans)]
     merged = tree_reduce(tasks.client, counts, merge_counts_task, retries=tasks.retries)
-    tasks.cluster.wait([merged])
-    words, word_counts = tasks.cluster.call(merged.result)
+    what = f"counting the words of {len(plan.shards)} corpus shards"
+    tasks.cluster.wait([merged], what, corpus_seconds(plan.shards))
+    words, word_counts = tasks.cluster.results([merged], what)[0]
     if int(word_counts.sum()) == 0:
         raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
     vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)

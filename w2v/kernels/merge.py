@@ -58,13 +58,13 @@ def changed_rows(work, base):
 
 
 @njit(cache=True, nogil=True)
-def merge_matrix(v, dim, idx, q, scale, n_parts, by_touched):
+def merge_matrix(v, dim, idx, q, scale, floor):
     """Merge the parts' rows of one ``v x dim`` matrix: ``(indices, q, scale)`` of the merged delta.
 
     ``idx``/``q``/``scale``: every part's rows one after the other (a row at
-    most once per part).  A row's deltas are summed and divided by the number
-    of parts that changed it (``by_touched``) or by ``n_parts``; the merged
-    rows come back quantized, as they are applied.
+    most once per part).  A row's deltas are summed and divided by the
+    number of parts that changed it, or by ``floor`` where that is larger;
+    the merged rows come back quantized, as they are applied.
     """
     count = np.zeros(v, np.int32)
     for k in range(idx.size):
@@ -86,7 +86,7 @@ def merge_matrix(v, dim, idx, q, scale, n_parts, by_touched):
         for d in range(dim):
             acc[u, d] += np.float32(q[k, d]) * s
     for u in range(nu):
-        inv = np.float32(1.0) / np.float32(count[union[u]] if by_touched else n_parts)
+        inv = np.float32(1.0) / np.float32(max(floor, np.float64(count[union[u]])))
         for d in range(dim):
             acc[u, d] *= inv
     mq, ms = quantize_rows(acc)

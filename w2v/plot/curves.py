@@ -78,12 +78,27 @@ def run_series(report):
     series = dict(time=time, loss=ticks["loss"], words_per_sec=ticks["words_per_sec"],
                   learning_rate=ticks["learning_rate"], fraction=frac, epoch=ticks["epoch"], epoch_ends=ends,
                   resumes=resumes)
-    rounds = _columns(report.get("rounds"), "rows", "rounds") if report.get("rounds") else None
+    rounds = _round_times(report.get("rounds")) if report.get("rounds") else None
     if rounds is not None:
         last = offsets[max(offsets)]
         series["round_time"] = last + np.cumsum(rounds["seconds"] * rounds["rounds"])
         series["merge_seconds"] = rounds["merge_seconds"]
     return series
+
+
+def _round_times(rounds):
+    # a Dask run's rounds: {"seconds", "merge_seconds", "rounds"} arrays, from the list of rounds (one
+    # entry each; the slowest merge task of a round) or from the table of an older report
+    if isinstance(rounds, dict):
+        return _columns(rounds, "rows", "rounds")
+    if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
+        raise ParameterError("the report's rounds are neither a list of rounds nor a table")
+    try:
+        seconds = [float(r["wall_seconds"]) for r in rounds]
+        merge = [max(map(float, r["merge_seconds"]), default=0.0) for r in rounds]
+    except (KeyError, TypeError, ValueError):
+        raise ParameterError("the report's rounds lack wall_seconds or merge_seconds") from None
+    return {"seconds": np.array(seconds), "merge_seconds": np.array(merge), "rounds": np.ones(len(rounds))}
 
 
 def smoothed_rate(time, rate, resumes, width=5):
