@@ -240,12 +240,32 @@ def test_cli_dask_workers_writes_the_same_files(small_corpus, tmp_path):
     r = json.loads(report.read_text())
     assert len(kv.index_to_key) == r["vocab_size"] and kv.vectors.shape[1] == 16
     assert r["words_per_sec"] > 0 and len(r["epoch_loss"]) == 1
+    # the rounds, one entry each, as the network benchmark reads them
+    assert r["round_words"] == 40000 and r["merge"] == "scaled"
+    rounds = r["rounds"]
+    assert len(rounds) >= 2 and [(x["epoch"], x["round"]) for x in rounds] == [(1, k + 1) for k in range(len(rounds))]
+    assert sum(x["tokens"] for x in rounds) == r["trained_words"]
+    for x in rounds:
+        assert x["workers"] == 2 and len(x["train_seconds"]) == 2 and len(x["merge_seconds"]) == 2
+        assert len(x["sent_bytes"]) == len(x["received_bytes"]) == 2 and min(x["sent_bytes"]) > 0
+        assert x["wall_seconds"] > 0 and min(x["train_seconds"]) > 0
     # the same vocabulary, in the same order, as one process builds; the vectors were trained
     single = Word2Vec(dim=16, min_count=3, threads=1, seed=1).build_vocab(str(small_corpus))
     assert kv.index_to_key == single.vocab.words
     assert np.all(np.isfinite(kv.vectors))
     moved = np.abs(kv.vectors - single.syn0).max(axis=1)   # the same seed starts from these rows
     assert np.mean(moved > 1e-3) > 0.9
+
+
+def test_cli_round_words_beyond_the_quality_range_is_one_warning_line(small_corpus, tmp_path):
+    cmd = [sys.executable, "-m", "w2v_cli.main", "train", str(small_corpus), "--dask-workers", "2", "--epochs", "1",
+           "--dim", "8", "--min-count", "3", "--round-words", "200000", "-o", str(tmp_path / "v.bin"), "-q"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: round_words=200,000 on 2 workers: the cluster trains "
+                                                   "400,000 tokens between synchronizations"), proc.stderr
+    assert (tmp_path / "v.bin").exists()
 
 
 def test_cli_corrupt_corpus_on_dask_is_one_line(small_corpus, tmp_path):
@@ -480,12 +500,12 @@ def test_ctrl_c_on_a_terminal_reaches_only_the_driver():
 
 
 # --------------------------------------------------------------------------- one-process reference of the rounds
-def _two_files(small_corpus, tmp_path, b_text=None):
-    """Two files under 64 KiB (one shard, hence one lane, each): lane 0 = file a, lane 1 = file b."""
+def _two_files(small_corpus, tmp_path):
+    """Two files under 64 KiB (one shard each, on the worker of lane 0 and of lane 1)."""
     lines = small_corpus.read_text(encoding="utf-8").splitlines(True)
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("".join(lines[:150]), encoding="utf-8")
-    b.write_text("".join(lines[150:200]) if b_text is None else b_text, encoding="utf-8")
+    b.write_text("".join(lines[150:200]), encoding="utf-8")
     assert a.stat().st_size < 1 << 16
     return a, b
 
@@ -502,8 +522,10 @@ def _encoded_ids(model, path):
 
 
 def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=None, model=None, ranges=1):
-    """The Dask run done in this process: rounds of one slice per lane (file), merged as the driver does.
+    """The Dask run done in this process: rounds of one slice per lane, merged as the driver does.
 
+    Each file is one shard; the blocks of the files' streams are dealt to the lanes in turn
+    (:func:`w2v.distributed.plan.deal_blocks`).
     In round ``r`` of ``R`` (``R = ceil(stream length / (lanes x round_words))``) lane ``k`` trains
     tokens ``[n_k r / R, n_k (r + 1) / R)`` of its file from the weights at the round's start,
     at the global position of the round's first tokens, the learning rate times the merge rule's
@@ -513,14 +535,18 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     Returns ``(model, per-epoch stats, R, stream length, per-round log)``.
     """
     from w2v.distributed import changed_rows, merge_round
-    from w2v.distributed.merge import merge_rule
+    from w2v.distributed.merge import expected_updates, merge_rule
+    from w2v.distributed.plan import DEAL_BLOCK, deal_blocks
     from w2v.distributed.worker import train_slice
     from w2v.training.hogwild import kernel_params
 
     m = model if model is not None else Word2Vec(**settings).build_vocab([str(f) for f in files])
     s = m.settings
     rule = merge_rule(merge)
-    lanes = [_encoded_ids(m, f) for f in files]
+    shards = [_encoded_ids(m, f) for f in files]   # one shard per file
+    offsets = np.cumsum([0] + [x.size for x in shards[:-1]])
+    lanes = [np.concatenate([deal_blocks(x, off, DEAL_BLOCK, len(files), k) for x, off in zip(shards, offsets)])
+             for k in range(len(files))]
     length = sum(x.size for x in lanes)
     n_rounds = -(-length // (len(lanes) * round_words))
     weights = [m.syn0, m.syn1neg, m.syn1]
@@ -541,11 +567,16 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
                 sched = dict(lane=k, round=(epoch, r), position=position,
                              round_total=sum(b - a for a, b in bounds), total=s.epochs * length,
                              lr_scale=lr_scale)
-                lane_stats = train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
+                tokens = lanes[k][lo:hi].copy()
+                lane_stats = train_slice(tokens, work, setup, sched, 1)
                 stats[epoch] += lane_stats
                 seen += int(lane_stats[3])
-                parts.append([changed_rows(w, b) for w, b in zip(work, weights)])
-            update = merge_round(weights, parts, lr_scale)
+                rows = [changed_rows(w, b) for w, b in zip(work, weights)]
+                if rule.counts_updates:
+                    n = expected_updates(tokens, m.tables, setup["params"], [w.shape for w in weights])
+                    rows = [(i, q, sc, nm[i].astype(np.float32)) for (i, q, sc), nm in zip(rows, n)]
+                parts.append(rows)
+            update = merge_round(weights, parts, lr_scale, rule.saturation(alpha, lr_scale))
             log.append(dict(epoch=epoch, round=r, tokens=seen, lr_scale=lr_scale,
                             bytes_up=sum(a.nbytes for p in parts for x in p for a in x),
                             # the update goes to every lane's next task, those that sit it out included
@@ -554,25 +585,30 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     return m, stats, n_rounds, length, log
 
 
-@pytest.mark.parametrize("merge, b_text, ranges", [
-    ("scaled", None, None), ("scaled", None, 1), ("mean", None, None), ("touched", None, 1),
-    ("mean", "the of\n", None),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
+@pytest.mark.parametrize("merge, tiny, ranges", [
+    ("scaled", False, None), ("scaled", False, 1), ("mean", False, None), ("touched", False, 1),
+    ("mean", True, None),   # one block of ids: lane 1 gets none and sits every round out, lane 0 trains alone
 ])
-def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text, ranges):
+def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, tiny, ranges):
     # the same vectors whether one merge task takes every lane's rows or each of 2 merges its range
     from w2v.training.lifecycle import run_totals
 
-    files = _two_files(small_corpus, tmp_path, b_text)
+    if tiny:
+        files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+        files[0].write_text("the cat sat on the mat\n" * 20, encoding="utf-8")
+        files[1].write_text("the of\n", encoding="utf-8")
+    else:
+        files = _two_files(small_corpus, tmp_path)
+    round_words = 20 if tiny else 700
     kw = dict(FAST, epochs=2)
-    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=700, merge=merge,
+    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=round_words, merge=merge,
                              merge_ranges=ranges)
-    ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, 700, merge)
+    ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, round_words, merge)
     d = m.last_train.details["distributed"]
     assert (d["shards"], d["lanes"], d["rounds_per_epoch"], d["stream_length"]) == (2, 2, n_rounds, length)
     assert n_rounds >= 3 and d["rounds"] == 2 * n_rounds and d["merge"] == merge
     assert d["merge_ranges"] == (ranges or 2)
-    if b_text is not None:
-        assert n_rounds > 3   # more rounds than lane 1 has ids: it sits some out
+    assert all(x["workers"] == 2 for x in d["log"])
     assert m.vocab.words == ref.vocab.words
     for a, b in zip((m.syn0, m.syn1neg), (ref.syn0, ref.syn1neg)):
         assert np.array_equal(a, b)

@@ -1,4 +1,5 @@
-"""The round merge of distributed training, against a NumPy reference (no dask needed)."""
+"""The rounds of distributed training without dask: the merge against a NumPy reference, the ranges of rows,
+the weighting by updates, the blocks dealt to the lanes and the size of the rounds."""
 import numpy as np
 import pytest
 
@@ -266,3 +267,92 @@ def test_full_state_replaces_a_replica_at_another_version(tmp_path):
         assert new.version == 3 and all(np.array_equal(a, b) for a, b in zip(new.weights, w3))
     finally:
         forget_run("full-run")
+
+
+def test_weighted_merge_sums_where_updates_add_up_and_averages_where_they_saturate():
+    from w2v.kernels.merge import merge_matrix_weighted
+    rng = np.random.default_rng(7)
+    v, dim, lanes, floor = 6, 4, 4, 2.0
+    deltas = rng.standard_normal((lanes, v, dim)).astype(np.float32) * 1e-2
+    # row 0: few updates in every lane (linear); row 1: many (saturated); row 2: one lane only, many;
+    # rows 3-5: a lane each, some updates
+    n = np.array([[0.01, 1e4, 0, 3, 0, 0], [0.01, 1e4, 1e4, 0, 3, 0], [0.01, 1e4, 0, 0, 0, 3],
+                  [0.01, 1e4, 0, 0, 0, 0]])
+    parts = [(np.flatnonzero(n[k]).astype(np.int32),) + quantize_rows(deltas[k][n[k] > 0]) + (n[k][n[k] > 0],)
+             for k in range(lanes)]
+    idx, q, scale, upd = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    lam_local, lam_global = 0.5 * floor, 0.5
+    union, mq, ms = merge_matrix_weighted(v, dim, idx, q, scale, upd, floor, lam_local, lam_global)
+    got = mq * ms[:, None]
+    sent = np.zeros((v, dim))
+    for p in parts:
+        sent[p[0]] += p[1] * p[2][:, None]
+    for row in range(v):
+        nk = n[:, row][n[:, row] > 0]
+        f = -np.expm1(-lam_global * nk.sum()) / (-np.expm1(-lam_local * nk)).sum()
+        f = min(max(f, 1 / (floor * nk.size)), 1.0)
+        np.testing.assert_allclose(got[row], sent[row] * f, atol=2e-6)
+    assert union.tolist() == list(range(v))
+    f_linear = got[0] / sent[0]
+    np.testing.assert_allclose(f_linear, 1 / floor, rtol=1e-2)          # the sum at the unscaled rate
+    np.testing.assert_allclose(got[1] / sent[1], 1 / lanes, rtol=1e-3)   # the mean of the lanes
+
+
+def test_expected_updates_count_the_rows_each_token_moves(tmp_path):
+    from w2v.distributed.merge import expected_updates
+    for kw, per_centre in ((dict(), 6.0), (dict(model="cbow"), 1.0)):
+        m, setup = _lane_setup(tmp_path, sample=0, window=5, negative=3, **kw)
+        tokens = np.array([0, 1, 2, -1, 3, 3, 4, 5, 6, 7, -1, 0], np.int32)
+        shapes = [m.syn0.shape, m.syn1neg.shape, m.syn1.shape]
+        u0, u1, u2 = expected_updates(tokens, m.tables, setup["params"], shapes)
+        counts = np.bincount(tokens[tokens >= 0], minlength=len(m.vocab))
+        np.testing.assert_allclose(u0, counts * 6.0)                     # a context of window + 1 centres
+        np.testing.assert_allclose(u1.sum(), counts.sum() * per_centre * (1 + 3))   # positives + 3 noise words each
+        assert u1.shape == (len(m.vocab),) and not u2.any()
+    m, setup = _lane_setup(tmp_path, sample=0, window=2, negative=0, hs=True)
+    tokens = np.array([0, 1, 1, 2], np.int32)
+    shapes = [m.syn0.shape, m.syn1neg.shape, m.syn1.shape]
+    u0, u1, u2 = expected_updates(tokens, m.tables, setup["params"], shapes)
+    lengths = m.tables.hs_lengths
+    assert u2.sum() == pytest.approx(3.0 * (lengths[0] + 2 * lengths[1] + lengths[2]))   # every node of the path
+    assert not u1.any()
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 3])
+def test_blocks_dealt_to_the_lanes_cover_the_corpus_once_in_order(lanes):
+    from w2v.distributed.plan import deal_blocks, dealt_length
+    rng = np.random.default_rng(8)
+    corpus = rng.integers(0, 50, 1000).astype(np.int32)
+    corpus[rng.choice(1000, 30, replace=False)] = -1
+    block, cuts = 64, [0, 130, 131, 600, 1000]        # shards cut anywhere, one of a single id
+    streams = []
+    for k in range(lanes):
+        parts = [deal_blocks(corpus[a:b], a, block, lanes, k) for a, b in zip(cuts[:-1], cuts[1:])]
+        assert [p.size for p in parts] == [dealt_length(b - a, a, block, lanes, k) for a, b in zip(cuts[:-1], cuts[1:])]
+        streams.append(np.concatenate(parts))
+    if lanes == 1:
+        assert np.array_equal(streams[0], corpus)     # one lane: the corpus as it is
+        return
+    for k, stream in enumerate(streams):
+        # the lane's blocks in corpus order, each complete one followed by a sentence end
+        blocks = [corpus[b * block:(b + 1) * block] for b in range(k, -(-1000 // block), lanes)]
+        want = np.concatenate([np.append(x, -1) if x.size == block else x for x in blocks])
+        assert np.array_equal(stream, want)
+
+
+def test_rounds_are_sized_from_the_corpus_and_the_workers_and_a_large_size_warns():
+    import warnings
+
+    from w2v.distributed.plan import CLUSTER_ROUND_TOKENS, MIN_ROUND_WORDS, RoundWordsWarning, choose_round_words
+    assert choose_round_words(10 ** 8, 1) == CLUSTER_ROUND_TOKENS
+    assert choose_round_words(10 ** 8, 8) == CLUSTER_ROUND_TOKENS // 8
+    assert choose_round_words(10 ** 8, 1000) == MIN_ROUND_WORDS
+    assert choose_round_words(50_000, 2) == 25_000          # a corpus under one round: one round per epoch
+    assert choose_round_words(1500, 2) == MIN_ROUND_WORDS
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert choose_round_words(10 ** 8, 4, 2 * CLUSTER_ROUND_TOKENS // 4) == 2 * CLUSTER_ROUND_TOKENS // 4
+        assert choose_round_words(10 ** 8, 1, 10 ** 7) == 10 ** 7     # one worker: nothing is stale
+    with pytest.warns(RoundWordsWarning, match=r"^round_words=1,000,000 on 4 workers: the cluster trains "
+                                                r"4,000,000 tokens between synchronizations"):
+        assert choose_round_words(10 ** 8, 4, 1_000_000) == 1_000_000

@@ -16,6 +16,8 @@ import numpy as np
 CLUSTER_ROUND_TOKENS = 131_072
 #: the fewest tokens a worker trains in a round (smaller rounds cost more than they train)
 MIN_ROUND_WORDS = 1_000
+#: ids of a block of the corpus' stream dealt to the lanes in turn (:func:`deal_blocks`)
+DEAL_BLOCK = 1024
 
 
 class RoundWordsWarning(UserWarning):
@@ -58,6 +60,46 @@ def split_lanes(sizes, n_lanes):
         bounds.append(b)
     bounds.append(n)
     return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _dealt_pieces(n, offset, block, lanes, lane):
+    # (start, stop, ends its block) in a shard of n ids at stream position offset, of the blocks of lane
+    first, last = offset // block, (offset + n - 1) // block
+    b = first + (lane - first) % lanes
+    pieces = []
+    while b <= last:
+        lo, hi = max(b * block, offset), min((b + 1) * block, offset + n)
+        pieces.append((lo - offset, hi - offset, hi == (b + 1) * block))
+        b += lanes
+    return pieces
+
+
+def deal_blocks(ids, offset, block, lanes, lane):
+    """The ids of a shard that lane ``lane`` of ``lanes`` trains: its blocks, each followed by a sentence end.
+
+    The corpus' stream is cut into blocks of ``block`` ids; block ``b`` goes
+    to lane ``b % lanes``.  ``ids`` is a shard's stream, from position
+    ``offset`` of the corpus' stream.  The lane's pieces of the shard come in
+    corpus order; a piece that ends its block is followed by a sentence end,
+    so that no window reaches from one block into a block that is not next
+    to it in the corpus.  With one lane the shard is returned as it is.
+    """
+    ids = np.asarray(ids)
+    if lanes == 1 or ids.size == 0:
+        return ids
+    out = []
+    for lo, hi, ends in _dealt_pieces(ids.size, offset, block, lanes, lane):
+        out.append(ids[lo:hi])
+        if ends:
+            out.append(np.full(1, -1, ids.dtype))
+    return np.concatenate(out) if out else ids[:0]
+
+
+def dealt_length(n, offset, block, lanes, lane):
+    """The length of :func:`deal_blocks` of a shard of ``n`` ids at ``offset``, without the ids."""
+    if lanes == 1 or n == 0:
+        return n
+    return sum(hi - lo + ends for lo, hi, ends in _dealt_pieces(n, offset, block, lanes, lane))
 
 
 def slice_pieces(lengths, lo, hi):
@@ -169,10 +211,11 @@ class RoundPlan:
         bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in map(sum, self.lane_lengths)]
         active = [k for k in lanes if bounds[k][1] > bounds[k][0]]
         position = epoch * self.length + sum(a for a, _ in bounds)
+        alpha = self.alpha_at(position)
         return dict(epoch=epoch, round=r, bounds=bounds, active=active,
                     lanes=active + [k for k in lanes if k not in active], position=position,
-                    round_total=sum(b - a for a, b in bounds),
-                    lr_scale=self.rule.lr_scale(len(active), self.alpha_at(position)))
+                    round_total=sum(b - a for a, b in bounds), alpha=alpha,
+                    lr_scale=self.rule.lr_scale(len(active), alpha))
 
     def pieces(self, spec, lane):
         """``(used, pieces)``: the lane's shards that ``spec``'s slice reads, and its ranges in them.

@@ -194,7 +194,7 @@ class Rounds:
         used, pieces = self.plan.pieces(spec, k)
         sched = dict(lane=k, round=(spec["epoch"], spec["round"]), attempt=attempt,
                      position=spec["position"], round_total=spec["round_total"], total=self.total_positions,
-                     lr_scale=spec["lr_scale"], ranges=self.plan.ranges)
+                     lr_scale=spec["lr_scale"], ranges=self.plan.ranges, updates=self.plan.rule.counts_updates)
         return self.tasks.submit(round_task, self.run_id, from_version, base,
                                  [self.lane_shards[k][j] for j in used], pieces, sched, lane=k)
 
@@ -208,8 +208,9 @@ class Rounds:
         """The merge tasks of round ``rnd``, one per range, on the workers of the lanes of those numbers."""
         spec = rnd["spec"]
         pinned = spec["active"] or spec["lanes"]
+        saturation = self.plan.rule.saturation(spec["alpha"], spec["lr_scale"])
         return [self.tasks.submit(merge_range_task, [rnd["parts"][k][j] for k in spec["lanes"]], self.shapes,
-                                  spec["lr_scale"], to_version, j, lane=pinned[j % len(pinned)])
+                                  spec["lr_scale"], to_version, j, saturation, lane=pinned[j % len(pinned)])
                 for j in range(self.plan.ranges)]
 
     def wait_seconds(self):

@@ -28,7 +28,7 @@ from .cluster import CALL_SECONDS, Cluster, require_distributed, scheduler_worke
 from .merge import merge_rule
 from .plan import RoundPlan, ShardPlan, choose_round_words
 from .rounds import Rounds
-from .vocabulary import LaneTasks, encode_on_cluster
+from .vocabulary import LaneTasks, deal_lanes, encode_on_cluster
 from .worker import PINNED_TASKS, forget_run, load_round_kernels, start_kernel_load_task
 
 
@@ -170,18 +170,19 @@ class _DaskRun:
         self.first = _begin_run(model, length, sharded.n_words, stacklevel=5)   # warns at the user's train call
         lanes = len(self.shard_plan.lanes)
         self.round_words = choose_round_words(length, lanes, round_words, stacklevel=5)
-        self.plan = RoundPlan.make([sharded.lengths[a:b] for a, b in self.shard_plan.lanes], self.round_words,
-                                   rule, ranges=min(lanes, merge_ranges or lanes), alpha=s.alpha,
-                                   min_alpha=s.min_alpha, epochs=s.epochs)
+        lane_parts, lane_lengths = deal_lanes(self.tasks, sharded)
+        self.held.extend(f for parts in lane_parts for f in parts)
+        self.plan = RoundPlan.make(lane_lengths, self.round_words, rule, ranges=min(lanes, merge_ranges or lanes),
+                                   alpha=s.alpha, min_alpha=s.min_alpha, epochs=s.epochs)
         check_kernel_inputs(model.syn0, model.syn1neg, model.syn1, model.tables, s, len(model.vocab))
         self.weights = [model.syn0, model.syn1neg, model.syn1]
         setup = {"tables": model.tables, "params": dict(kernel_params(s), seed=s.seed)}
-        self.progress = _run_progress(model, self.first, length, self.progress_stream, self.quiet)
+        # the lanes' streams hold a sentence end after every block: the schedule runs over their ids
+        self.progress = _run_progress(model, self.first, self.plan.length, self.progress_stream, self.quiet)
         self.earlier_ticks = (model.run_state or {}).get("progress")   # of a resumed checkpoint
         self.stats = np.zeros((s.epochs, 4), np.float64)
-        self.rounds = Rounds(self.tasks, self.plan, self.run_id,
-                             [sharded.encoded[a:b] for a, b in self.shard_plan.lanes], self.weights, setup,
-                             max(1, s.epochs * length), self.reporter, self.held, round_hook)
+        self.rounds = Rounds(self.tasks, self.plan, self.run_id, lane_parts, self.weights, setup,
+                             max(1, s.epochs * self.plan.length), self.reporter, self.held, round_hook)
         self.rounds.broadcast()
 
     def train_rounds(self, on_epoch_end):
@@ -254,7 +255,7 @@ def _run_result(run, stop, seconds):
         "distributed": {
             "workers": n_workers, "lanes": len(run.shard_plan.lanes), "shards": len(run.shard_plan.shards),
             "merge": run.plan.rule.name, "merge_ranges": run.plan.ranges, "round_words": run.round_words,
-            "rounds_per_epoch": run.plan.n_rounds, "rounds": len(log), "stream_length": int(run.sharded.length),
+            "rounds_per_epoch": run.plan.n_rounds, "rounds": len(log), "stream_length": int(run.plan.length),
             "initial_broadcast_bytes": int(sum(w.nbytes for w in run.weights)) * n_workers,
             "bytes_up_per_round": mean("bytes_up"), "bytes_down_per_round": mean("bytes_down"),
             "round_seconds": mean("seconds"), "train_seconds_per_round": slowest("train_seconds"),

@@ -1,4 +1,4 @@
-"""The corpus on the cluster: shards counted, given a vocabulary and encoded where they lie.
+"""The corpus on the cluster: shards counted, given a vocabulary, encoded where they lie and dealt to the lanes.
 
 Each shard is tokenized once by a task, which keeps its provisional id
 stream in the worker's memory and yields ``(words, counts)``; these are
@@ -6,15 +6,17 @@ merged pairwise by tasks (a tree reduction, in corpus order, so
 first-occurrence order and counts equal a single pass).  The driver builds
 the vocabulary once; every shard is then encoded to final ids where it lies
 (the vocabulary index is itself a task, so a lost shard is rebuilt from its
-lineage).
+lineage).  Each shard's ids are then dealt to the lanes in blocks
+(:func:`deal_lanes`), where the shard lies.
 """
 import dataclasses
 import os
 
 from ..errors import CorpusError, VocabularyError
 from .cluster import Cluster, require_distributed, scheduler_workers
-from .worker import (PINNED_TASKS, counts_task, encode_task, index_task, merge_counts_task, scan_task, shape_task,
-                     vocab_index_task)
+from .plan import DEAL_BLOCK, dealt_length
+from .worker import (PINNED_TASKS, counts_task, deal_task, encode_task, index_task, merge_counts_task, scan_task,
+                     shape_task, vocab_index_task)
 
 
 CORPUS_WAIT = 600.0   # seconds a pass over the shards may take, besides 1 s per MB
@@ -207,3 +209,31 @@ def _new_vocabulary(tasks, scans, settings, corpus):
     vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)
     del words, word_counts, counts
     return vocab, [merged, tasks.submit(vocab_index_task, merged, s.min_count, s.max_vocab_size)]
+
+
+def deal_lanes(tasks, sharded, block=DEAL_BLOCK):
+    """Every lane's stream: its blocks of every shard (:func:`w2v.distributed.plan.deal_blocks`), where the shard lies.
+
+    The blocks of the corpus go to the lanes in turn, so that in every
+    round all lanes train the same stretch of the corpus, each a share of
+    its blocks, rather than each its own part of the corpus.  With one lane
+    its stream is the encoded shards.
+
+    Returns
+    -------
+    parts : list of list of distributed.Future
+        Per lane, its ids of every shard, in corpus order.
+    lengths : list of list of int
+        Their lengths.
+    """
+    lanes = len(tasks.plan.lanes)
+    if lanes == 1:
+        return [list(sharded.encoded)], [list(sharded.lengths)]
+    offsets = [0]
+    for n in sharded.lengths[:-1]:
+        offsets.append(offsets[-1] + n)
+    parts = [[tasks.submit(deal_task, f, off, block, lanes, k, lane=tasks.plan.lane_of(i))
+              for i, (f, off) in enumerate(zip(sharded.encoded, offsets))] for k in range(lanes)]
+    lengths = [[dealt_length(n, off, block, lanes, k) for n, off in zip(sharded.lengths, offsets)]
+               for k in range(lanes)]
+    return parts, lengths

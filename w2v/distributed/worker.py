@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from .merge import (add_quantized_rows, apply_update, changed_rows, merge_matrix, merge_updates, payload_bytes,
-                    split_rows)
+from .merge import (add_quantized_rows, apply_update, changed_rows, expected_updates, merge_matrix,
+                    merge_matrix_weighted, merge_updates, payload_bytes, split_rows)
 
 REPLICAS = {}                      # run id -> Replica, in each worker process
 _REPLICAS_LOCK = threading.Lock()
@@ -186,7 +186,8 @@ def round_task(run_id, version, base, shards, pieces, sched):
     ``shards`` are the encoded shards the slice reads (resolved by Dask),
     ``pieces`` its ``(index in shards, start, stop)`` ranges; ``sched`` holds
     the lane, the round, the schedule's position, the learning-rate
-    multiple and ``ranges``, the number of ranges of rows.
+    multiple, ``ranges`` (the number of ranges of rows) and ``updates``
+    (whether each changed row goes with the updates behind it).
     """
     t0, wall0 = time.perf_counter(), time.time()
     me = here()
@@ -200,6 +201,9 @@ def round_task(run_id, version, base, shards, pieces, sched):
     stats = train_slice(tokens, work, rep.setup, sched, threads)
     t2 = time.perf_counter()
     rows = [changed_rows(w, b) for w, b in zip(work, rep.weights)]
+    if sched.get("updates"):   # the merge weighs each row by the updates behind it
+        n = expected_updates(tokens, rep.setup["tables"], rep.setup["params"], [w.shape for w in rep.weights])
+        rows = [(i, q, sc, nm[i].astype(np.float32)) for (i, q, sc), nm in zip(rows, n)]
     parts = split_rows(rows, sched["ranges"])
     return {"status": "ok", "lane": sched["lane"], "parts": parts, "stats": stats,
             "tokens": int(tokens.size), "threads": threads, "nbytes": payload_bytes(rows),
@@ -249,7 +253,7 @@ def part_task(result, j):
     return out
 
 
-def merge_range_task(parts, shapes, divisor_floor, version, j):
+def merge_range_task(parts, shapes, divisor_floor, version, j, saturation=None):
     """Merge range ``j`` of one round's lanes (their parts, in lane order) into its share of the update.
 
     ``parts`` are :func:`part_task` results, or, with one range, the lanes'
@@ -269,7 +273,7 @@ def merge_range_task(parts, shapes, divisor_floor, version, j):
            "lanes": [p["meta"] for p in parts] if j == 0 else None, "edges": edges}
     if any(p["status"] != "ok" for p in parts):
         return {**out, "status": "incomplete"}
-    rows = merge_updates(shapes, [p["rows"] for p in parts if "rows" in p], divisor_floor)
+    rows = merge_updates(shapes, [p["rows"] for p in parts if "rows" in p], divisor_floor, saturation)
     return {**out, "status": "ok", "rows": rows, "nbytes": payload_bytes(rows),
             "seconds": time.perf_counter() - t0, "wall_end": time.time()}
 
@@ -286,6 +290,7 @@ def load_round_kernels(dim, merge=True):
     add_quantized_rows(w, idx, q, scale)
     if merge:
         merge_matrix(2, dim, idx, q, scale, 1.0)
+        merge_matrix_weighted(2, dim, idx, q, scale, np.zeros(idx.size), 1.0, 0.1, 0.1)
 
 
 def start_kernel_load_task(settings):
@@ -340,6 +345,12 @@ def encode_task(scan, vocab_index):
     return encode_ids(scan.ids, scan.words, vocab_index)
 
 
+def deal_task(ids, offset, block, lanes, lane):
+    """An encoded shard's ids that ``lane`` trains (:func:`w2v.distributed.plan.deal_blocks`)."""
+    from .plan import deal_blocks
+    return deal_blocks(ids, offset, block, lanes, lane)
+
+
 def shape_task(ids, scan):
     """An encoded shard's length, in-vocabulary words and raw tokens, and its :func:`replaced_bytes`."""
     return int(ids.size), int(np.count_nonzero(ids >= 0)), int(scan.n_tokens), replaced_bytes(scan)
@@ -347,5 +358,5 @@ def shape_task(ids, scan):
 
 
 # the tasks that prefer their lane's worker (see w2v.distributed.cluster.Cluster.reschedule_unrunnable)
-PINNED_TASKS = frozenset(f.__name__ for f in (scan_task, counts_task, encode_task, shape_task, round_task,
-                                               sync_task, part_task, merge_range_task))
+PINNED_TASKS = frozenset(f.__name__ for f in (scan_task, counts_task, encode_task, shape_task, deal_task,
+                                               round_task, sync_task, part_task, merge_range_task))

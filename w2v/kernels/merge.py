@@ -91,3 +91,54 @@ def merge_matrix(v, dim, idx, q, scale, floor):
             acc[u, d] *= inv
     mq, ms = quantize_rows(acc)
     return union, mq, ms
+
+
+@njit(cache=True, nogil=True)
+def merge_matrix_weighted(v, dim, idx, q, scale, updates, floor, lam_local, lam_global):
+    """Merge the parts' rows of one ``v x dim`` matrix, each row's sum weighted by the updates behind it.
+
+    ``updates[k]``: the number of updates (expected) behind part row ``k``.
+    A row that the parts changed with ``n_1 .. n_c`` updates at ``floor``
+    times the learning rate gets its summed deltas times
+    ``(1 - exp(-lam_global N)) / sum(1 - exp(-lam_local n_j))`` (``N`` the
+    sum of the ``n_j``), kept between ``1 / (floor c)`` and 1: about
+    ``1 / floor`` where each part's updates add up linearly, about ``1 / c``
+    (the mean) where every part drove the row to the same place.  The merged
+    rows come back quantized, as they are applied.
+    """
+    count = np.zeros(v, np.int32)
+    for k in range(idx.size):
+        count[idx[k]] += 1
+    slot = np.full(v, -1, np.int64)
+    nu = 0
+    for i in range(v):
+        if count[i] > 0:
+            slot[i] = nu
+            nu += 1
+    union = np.empty(nu, np.int32)
+    for i in range(v):
+        if slot[i] >= 0:
+            union[slot[i]] = i
+    acc = np.zeros((nu, dim), np.float32)
+    total = np.zeros(nu, np.float64)
+    local = np.zeros(nu, np.float64)
+    for k in range(idx.size):
+        u = slot[idx[k]]
+        s = scale[k]
+        for d in range(dim):
+            acc[u, d] += np.float32(q[k, d]) * s
+        total[u] += updates[k]
+        local[u] += -np.expm1(-lam_local * updates[k])
+    for u in range(nu):
+        c = np.float64(count[union[u]])
+        low = 1.0 / (max(floor, 1.0) * c)
+        if local[u] > 0.0:
+            f = -np.expm1(-lam_global * total[u]) / local[u]
+            f = min(max(f, low), 1.0)
+        else:
+            f = 1.0 / max(floor, c)
+        w = np.float32(f)
+        for d in range(dim):
+            acc[u, d] *= w
+    mq, ms = quantize_rows(acc)
+    return union, mq, ms
