@@ -529,9 +529,9 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     In round ``r`` of ``R`` (``R = ceil(stream length / (lanes x round_words))``) lane ``k`` trains
     tokens ``[n_k r / R, n_k (r + 1) / R)`` of its file from the weights at the round's start,
     at the global position of the round's first tokens, the learning rate times the merge rule's
-    multiple for the lanes that train in the round (:meth:`MergeRule.lr_scale` at the schedule's
-    rate there); the changed rows are merged (each row's sum divided by the lanes that changed it,
-    or by that multiple where it is larger) and added.
+    multiple for the lanes that train in the round (:meth:`MergeRule.lr_scale`); the changed rows
+    are merged (:func:`w2v.distributed.merge.merge_updates`, weighted by the updates behind them for
+    the "scaled" rule) and added.
     Returns ``(model, per-epoch stats, R, stream length, per-round log)``.
     """
     from w2v.distributed import changed_rows, merge_round
@@ -559,7 +559,7 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
             active = [k for k, (lo, hi) in enumerate(bounds) if hi > lo]
             position = epoch * length + sum(a for a, _ in bounds)
             alpha = max(s.alpha - (s.alpha - s.min_alpha) * min(position / (s.epochs * length), 1.0), s.min_alpha)
-            lr_scale = rule.lr_scale(len(active), alpha)
+            lr_scale = rule.lr_scale(len(active), s.alpha)
             parts, seen = [], 0
             for k in active:
                 lo, hi = bounds[k]
@@ -585,11 +585,14 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     return m, stats, n_rounds, length, log
 
 
-@pytest.mark.parametrize("merge, tiny, ranges", [
-    ("scaled", False, None), ("scaled", False, 1), ("mean", False, None), ("touched", False, 1),
-    ("mean", True, None),   # one block of ids: lane 1 gets none and sits every round out, lane 0 trains alone
+@pytest.mark.parametrize("merge, tiny, ranges, alpha", [
+    ("scaled", False, None, 0.025), ("scaled", False, 1, 0.025), ("mean", False, None, 0.025),
+    ("touched", False, 1, 0.025),
+    ("scaled", False, None, 0.15),   # 2 lanes at 0.2 / 0.15 times the rate: rows both changed are weighed
+    ("mean", True, None, 0.025),     # one block of ids: lane 1 gets none and sits every round out
 ])
-def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, tiny, ranges):
+def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, tiny, ranges,
+                                                             alpha):
     # the same vectors whether one merge task takes every lane's rows or each of 2 merges its range
     from w2v.training.lifecycle import run_totals
 
@@ -600,7 +603,7 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     else:
         files = _two_files(small_corpus, tmp_path)
     round_words = 20 if tiny else 700
-    kw = dict(FAST, epochs=2)
+    kw = dict(FAST, epochs=2, alpha=alpha)
     m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=round_words, merge=merge,
                              merge_ranges=ranges)
     ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, round_words, merge)
@@ -609,6 +612,8 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     assert n_rounds >= 3 and d["rounds"] == 2 * n_rounds and d["merge"] == merge
     assert d["merge_ranges"] == (ranges or 2)
     assert all(x["workers"] == 2 for x in d["log"])
+    # the lanes' learning-rate multiple (one lane alone trains at the rate)
+    assert {x["lr_scale"] for x in log} == {1 if tiny else dict(scaled=min(2, 0.2 / alpha), mean=2, touched=1)[merge]}
     assert m.vocab.words == ref.vocab.words
     for a, b in zip((m.syn0, m.syn1neg), (ref.syn0, ref.syn1neg)):
         assert np.array_equal(a, b)

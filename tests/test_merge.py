@@ -274,10 +274,10 @@ def test_weighted_merge_sums_where_updates_add_up_and_averages_where_they_satura
     rng = np.random.default_rng(7)
     v, dim, lanes, floor = 6, 4, 4, 2.0
     deltas = rng.standard_normal((lanes, v, dim)).astype(np.float32) * 1e-2
-    # row 0: few updates in every lane (linear); row 1: many (saturated); row 2: one lane only, many;
-    # rows 3-5: a lane each, some updates
-    n = np.array([[0.01, 1e4, 0, 3, 0, 0], [0.01, 1e4, 1e4, 0, 3, 0], [0.01, 1e4, 0, 0, 0, 3],
-                  [0.01, 1e4, 0, 0, 0, 0]])
+    # rows 0-2: changed by every lane, with few updates (linear), many (saturated), some; rows 3-5: by
+    # at most 2 lanes (= floor), whatever their updates
+    n = np.array([[0.01, 1e4, 1.0, 3, 0, 1e4], [0.01, 1e4, 1.0, 0, 3, 0], [0.01, 1e4, 1.0, 0, 0, 0],
+                  [0.01, 1e4, 1.0, 0, 0, 2]])
     parts = [(np.flatnonzero(n[k]).astype(np.int32),) + quantize_rows(deltas[k][n[k] > 0]) + (n[k][n[k] > 0],)
              for k in range(lanes)]
     idx, q, scale, upd = (np.concatenate([p[i] for p in parts]) for i in range(4))
@@ -290,12 +290,14 @@ def test_weighted_merge_sums_where_updates_add_up_and_averages_where_they_satura
     for row in range(v):
         nk = n[:, row][n[:, row] > 0]
         f = -np.expm1(-lam_global * nk.sum()) / (-np.expm1(-lam_local * nk)).sum()
-        f = min(max(f, 1 / (floor * nk.size)), 1.0)
+        f = min(max(f, 1 / max(floor, nk.size)), 1 / floor)
         np.testing.assert_allclose(got[row], sent[row] * f, atol=2e-6)
     assert union.tolist() == list(range(v))
-    f_linear = got[0] / sent[0]
-    np.testing.assert_allclose(f_linear, 1 / floor, rtol=1e-2)          # the sum at the unscaled rate
-    np.testing.assert_allclose(got[1] / sent[1], 1 / lanes, rtol=1e-3)   # the mean of the lanes
+    np.testing.assert_allclose(got[0] / sent[0], 1 / floor, rtol=1e-2)      # the sum at the unscaled rate
+    np.testing.assert_allclose(got[1] / sent[1], 1 / lanes, rtol=1e-3)      # the mean of the lanes
+    assert 1 / lanes < (got[2] / sent[2]).mean() < 1 / floor                # in between
+    for row in (3, 4, 5):                                                    # at most floor lanes: 1 / floor
+        np.testing.assert_allclose(got[row] / sent[row], 1 / floor, rtol=1e-3)
 
 
 def test_expected_updates_count_the_rows_each_token_moves(tmp_path):

@@ -15,18 +15,21 @@ are divided:
 
 ``"scaled"`` (default)
     ``s = min(W, alpha_cap / alpha)``: the lanes train at ``W`` times the
-    learning rate ``alpha`` of the global schedule, but never above
-    ``alpha_cap`` (:data:`ALPHA_CAP`, where one process still trains
-    stably).  Each lane also sends, with every row it changed, the number
-    of updates its tokens gave the row (expected, from the slice's word
-    counts: :func:`expected_updates`).  A row's summed deltas are weighted
-    by a model of one row pulled towards a target, ``kappa`` of the way per
-    update at the learning rate 1 (:data:`KAPPA`, per matrix):
+    learning rate of the global schedule, but never start above
+    ``alpha_cap`` (:data:`ALPHA_CAP`; ``alpha`` is the run's starting
+    rate).  A row that at most ``s`` lanes changed gets the sum of their
+    changes divided by ``s``: the sum at the unscaled rate, what one process
+    would apply for the same words.  For a row that more lanes changed, each
+    lane also sends the number of updates its tokens gave the row (expected,
+    from the slice's word counts: :func:`expected_updates`), and the sum is
+    weighted by a model of one row pulled towards a target, ``kappa`` of
+    the way per update at the learning rate 1 (:data:`KAPPA`, per matrix):
     ``(1 - exp(-kappa alpha N)) / sum_j (1 - exp(-kappa s alpha n_j))`` for
-    lanes that made ``n_1 .. n_c`` updates (``N`` in all).  Where the updates
-    add up linearly that is ``1 / s`` (the sum at the unscaled rate, as one
-    process would apply it); where each lane drove the row to the target
-    (the frequent words) it is ``1 / c``, their mean.
+    lanes that made ``n_1 .. n_c`` updates (``N`` in all, ``alpha`` the
+    round's rate), kept between ``1 / c`` and ``1 / s``.  Where the updates
+    add up linearly that is ``1 / s`` again; where each lane drove the row
+    to the target (the frequent words) it is ``1 / c``, their mean.  With
+    ``W <= s`` this is the ``"mean"`` rule.
 ``"mean"``
     ``s = W``, uncapped: every lane trains at ``W`` times the learning rate
     and every row is divided by ``W``.
@@ -73,7 +76,7 @@ class MergeRule:
         return self.name == "scaled"
 
     def lr_scale(self, lanes, alpha):
-        """The multiple of the learning rate at which ``lanes`` lanes train where the schedule is at ``alpha``."""
+        """The multiple of the learning rate at which ``lanes`` lanes train a run that starts at rate ``alpha``."""
         if self.name == "touched" or lanes <= 1:
             return 1.0
         if self.name == "mean" or alpha <= 0:

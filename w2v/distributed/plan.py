@@ -211,11 +211,10 @@ class RoundPlan:
         bounds = [(lt * r // n_rounds, lt * (r + 1) // n_rounds) for lt in map(sum, self.lane_lengths)]
         active = [k for k in lanes if bounds[k][1] > bounds[k][0]]
         position = epoch * self.length + sum(a for a, _ in bounds)
-        alpha = self.alpha_at(position)
         return dict(epoch=epoch, round=r, bounds=bounds, active=active,
                     lanes=active + [k for k in lanes if k not in active], position=position,
-                    round_total=sum(b - a for a, b in bounds), alpha=alpha,
-                    lr_scale=self.rule.lr_scale(len(active), alpha))
+                    round_total=sum(b - a for a, b in bounds), alpha=self.alpha_at(position),
+                    lr_scale=self.rule.lr_scale(len(active), self.alpha))
 
     def pieces(self, spec, lane):
         """``(used, pieces)``: the lane's shards that ``spec``'s slice reads, and its ranges in them.

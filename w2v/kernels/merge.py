@@ -97,14 +97,15 @@ def merge_matrix(v, dim, idx, q, scale, floor):
 def merge_matrix_weighted(v, dim, idx, q, scale, updates, floor, lam_local, lam_global):
     """Merge the parts' rows of one ``v x dim`` matrix, each row's sum weighted by the updates behind it.
 
-    ``updates[k]``: the number of updates (expected) behind part row ``k``.
-    A row that the parts changed with ``n_1 .. n_c`` updates at ``floor``
-    times the learning rate gets its summed deltas times
-    ``(1 - exp(-lam_global N)) / sum(1 - exp(-lam_local n_j))`` (``N`` the
-    sum of the ``n_j``), kept between ``1 / (floor c)`` and 1: about
-    ``1 / floor`` where each part's updates add up linearly, about ``1 / c``
-    (the mean) where every part drove the row to the same place.  The merged
-    rows come back quantized, as they are applied.
+    ``updates[k]``: the number of updates (expected) behind part row ``k``;
+    the parts trained at ``floor`` times the learning rate.  A row that at
+    most ``floor`` parts changed gets its summed deltas divided by ``floor``
+    (the sum at the unscaled rate).  A row that ``c > floor`` parts changed,
+    with ``n_1 .. n_c`` updates (``N`` in all), gets them times
+    ``(1 - exp(-lam_global N)) / sum(1 - exp(-lam_local n_j))``, kept between
+    ``1 / c`` and ``1 / floor``: about ``1 / floor`` where the updates add up
+    linearly, about ``1 / c`` (the mean) where every part drove the row to
+    the same place.  The merged rows come back quantized, as they are applied.
     """
     count = np.zeros(v, np.int32)
     for k in range(idx.size):
@@ -129,14 +130,12 @@ def merge_matrix_weighted(v, dim, idx, q, scale, updates, floor, lam_local, lam_
             acc[u, d] += np.float32(q[k, d]) * s
         total[u] += updates[k]
         local[u] += -np.expm1(-lam_local * updates[k])
+    high = 1.0 / max(floor, 1.0)
     for u in range(nu):
-        c = np.float64(count[union[u]])
-        low = 1.0 / (max(floor, 1.0) * c)
-        if local[u] > 0.0:
-            f = -np.expm1(-lam_global * total[u]) / local[u]
-            f = min(max(f, low), 1.0)
-        else:
-            f = 1.0 / max(floor, c)
+        low = 1.0 / max(floor, 1.0, np.float64(count[union[u]]))
+        f = low
+        if local[u] > 0.0 and low < high:
+            f = min(max(-np.expm1(-lam_global * total[u]) / local[u], low), high)
         w = np.float32(f)
         for d in range(dim):
             acc[u, d] *= w
