@@ -343,7 +343,7 @@ def main(argv=None):
             save()
             return
         fresh_weights(model, epochs)
-        model.settings.device = device
+        model.update_settings(device=device)
         t0 = time.perf_counter()
         try:
             if device == "cuda" and opts:

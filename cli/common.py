@@ -1,5 +1,7 @@
 """Helpers shared by the CLI commands: one-line errors, no tracebacks."""
+import contextlib
 import functools
+import logging
 import math
 import os
 import signal
@@ -30,7 +32,7 @@ def one_line_errors(func):
     def wrapper(*args, **kwargs):
         with _signals_interrupt() as signals:
             try:
-                with warnings.catch_warnings():
+                with warnings.catch_warnings(), _logged_warnings_said():
                     warnings.showwarning = _one_line_warning
                     return func(*args, **kwargs)
             except KeyboardInterrupt:
@@ -82,6 +84,28 @@ def _quiet_stdout():
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings reach the CLI's user as one ``warning: ...`` line on stderr (no source line)."""
     say("warning: " + " ".join(str(message).split("\n")))
+
+
+class _WarningLines(logging.Handler):
+    """The library's logged warnings (it prints nothing itself) as ``warning: ...`` lines on stderr."""
+
+    def emit(self, record):
+        try:
+            _one_line_warning(record.getMessage(), None, None, None)
+        except Exception:   # noqa: BLE001 - as logging's own handlers: a bad record must not stop the command
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def _logged_warnings_said():
+    """While a command runs, what the library logs at WARNING and above is said as a line of its own."""
+    handler = _WarningLines(logging.WARNING)
+    logger = logging.getLogger("w2v")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 class _signals_interrupt:

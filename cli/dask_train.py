@@ -1,4 +1,5 @@
 """``w2v train --scheduler ADDRESS`` / ``--dask-workers N``: training on a Dask cluster."""
+import importlib
 import logging
 
 import click
@@ -16,7 +17,7 @@ def train_on_dask(model, corpus, scheduler, dask_workers, round_words, threads, 
         dask is not installed, the scheduler cannot be reached or goes away
         (one line through the CLI's error handler).
     """
-    from w2v.distributed import require_distributed
+    from w2v.distributed import require_distributed   # start-up: loads Numba (+0.5 s)
 
     if scheduler and dask_workers:
         raise click.UsageError("give --scheduler or --dask-workers, not both")
@@ -33,7 +34,6 @@ def train_on_dask(model, corpus, scheduler, dask_workers, round_words, threads, 
                                "pass files the workers can read")
     require_distributed()   # one-line error with the install hint before anything starts
     # dask logs each failed reconnection with a traceback; the command reports one line instead
-    import importlib
     importlib.import_module("distributed")   # sets up its loggers, with levels per module
     names = ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
     levels = {n: logging.getLogger(n).level for n in names}
@@ -47,7 +47,7 @@ def train_on_dask(model, corpus, scheduler, dask_workers, round_words, threads, 
 
 
 def _train(model, corpus, scheduler, dask_workers, round_words, threads, quiet, on_epoch_end, allow_binary):
-    from w2v.distributed import DistributedError, dask_client
+    from w2v.distributed import DistributedError, dask_client   # start-up: loads Numba (+0.5 s)
 
     with dask_client(scheduler=scheduler, n_workers=dask_workers, threads_per_worker=threads or 1) as client:
         if not quiet:

@@ -3,6 +3,8 @@ import json
 
 import click
 
+from w2v.cuda import list_devices
+
 from .common import one_line_errors
 
 
@@ -11,8 +13,6 @@ from .common import one_line_errors
 @one_line_errors
 def devices(as_json):
     """List the training devices: the CPU, and CUDA GPUs (or why CUDA is unusable)."""
-    from w2v.cuda import list_devices
-
     found = list_devices()
     if as_json:
         click.echo(json.dumps(found, indent=2))

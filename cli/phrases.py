@@ -3,7 +3,7 @@ import time
 
 import click
 
-from w2v.text.scanning import TOKENIZERS
+from w2v.text.scanning import TOKENIZERS, scan_corpus
 from w2v.text.encoded import DEFAULT_MEMORY_BUDGET
 from w2v.errors import ParameterError
 from w2v.settings import MAX_THREADS, available_cores
@@ -15,7 +15,7 @@ from .train import check_distinct_outputs, check_outputs_not_corpus, check_writa
 def connector_words(value):
     """``--connector-words``: ``english`` (gensim's ENGLISH_CONNECTOR_WORDS), ``none``, or words
     separated by commas."""
-    from w2v.phrases.model import ENGLISH_CONNECTOR_WORDS
+    from w2v.phrases.model import ENGLISH_CONNECTOR_WORDS   # start-up: loads Numba (+0.5 s)
     if value is None or value.strip().lower() == "none":
         return frozenset()
     if value.strip().lower() == "english":
@@ -42,7 +42,8 @@ def connector_words(value):
               help="Words that may stand inside a phrase (bank_of_america); english: gensim's set.")
 @click.option("--delimiter", default="_", show_default=True, help="Joins the words of a phrase.")
 @click.option("--max-table-size", type=int, default=40_000_000, show_default=True,
-              help="Pairs held at most; beyond, the rarest are pruned (word2vec.c's ReduceVocab).")
+              help="Pairs held at most; beyond, the rarest are pruned (word2vec.c's ReduceVocab); gensim "
+                   "scorings: words and pairs, pruned after each sentence as gensim's max_vocab_size.")
 @click.option("--save-model", type=click.Path(file_okay=False), default=None,
               help="Save the phrases to this folder (w2v train --phrases DIR, w2v phrases --apply DIR).")
 @click.option("--apply", "apply_model", type=click.Path(file_okay=False), default=None,
@@ -69,13 +70,14 @@ def phrases(corpus, output, save_model, apply_model, threads, quiet, **options):
         raise click.UsageError("give -o/--output, --save-model, or both")
     threads = _check_threads(threads)
     settings, passes, frozen = _model_options(apply_model, options)
+    if output:
+        _check_text_delimiter(settings if frozen is None else frozen.settings)
     check_distinct_outputs(output=output if output != "-" else None, save_model=save_model)
     if output and output != "-":
         check_writable(output)
     check_outputs_not_corpus(list(corpus), output=output if output != "-" else None, save_model=save_model)
     report = (lambda text: None) if quiet else say
-    from w2v.text.scanning import scan_corpus
-    from w2v.phrases.corpus import join_frozen, learn_passes, write_phrased
+    from w2v.phrases.corpus import join_frozen, learn_passes, write_phrased   # start-up: loads Numba (+0.5 s)
 
     scanned = scan_corpus(list(corpus), tokenizer=options["tokenizer"], lowercase=options["lowercase"],
                           memory_budget=options["memory_budget"] << 20, threads=threads,
@@ -110,11 +112,19 @@ def _check_threads(threads):
     return threads
 
 
+def _check_text_delimiter(settings):
+    """Refuse a delimiter holding whitespace for -o: the text's tokens are separated by spaces, so
+    its phrases would be split again when it is read."""
+    if any(c.isspace() for c in settings.delimiter):
+        raise ParameterError(f"--delimiter {settings.delimiter!r} holds whitespace: the text -o writes would split "
+                             "its phrases again (save them with --save-model only, or use another delimiter)")
+
+
 def _model_options(apply_model, options):
     """``(settings, passes, frozen)``: what to learn, or the saved phrases to join (checked before the
     corpus is read)."""
-    from w2v.phrases.settings import PhraseSettings, check_passes
-    from w2v.phrases.model import FrozenPhrases
+    from w2v.phrases.model import FrozenPhrases   # start-up: loads Numba (+0.5 s)
+    from w2v.phrases.settings import PhraseSettings, check_passes   # start-up: loads Numba (+0.5 s)
 
     if options["memory_budget"] < 0:
         raise ParameterError(f"--memory-budget must be >= 0 MiB (got {options['memory_budget']})")

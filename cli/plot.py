@@ -4,6 +4,9 @@ import os
 
 import click
 
+from w2v.errors import FormatError, ParameterError
+from w2v.util.atomic import atomic_write_text
+
 from .common import one_line_errors, say
 from .train import check_writable
 
@@ -18,7 +21,7 @@ def _exists(path):
 def check_picture_output(path, fmt, formats):
     """The format of the picture ``path`` (``fmt``, else its suffix); fail early where it cannot be
     made: an unknown format, matplotlib missing for a drawn format, an unwritable path."""
-    from w2v.plot.deps import format_of, require_matplotlib
+    from w2v.plot.deps import format_of, require_matplotlib   # start-up: loads scipy.linalg (+0.3 s)
 
     fmt = format_of(path, fmt, formats)
     if fmt != "html":
@@ -28,8 +31,7 @@ def check_picture_output(path, fmt, formats):
 
 
 def _check_method(method):
-    from w2v.plot import installed_methods
-    from w2v.plot.deps import MissingExtraError
+    from w2v.plot import MissingExtraError, installed_methods   # start-up: loads scipy.linalg (+0.3 s)
 
     if method not in ("auto", *installed_methods()):
         package = {"tsne": "openTSNE or scikit-learn: pip install 'w2v[plot]'",
@@ -73,6 +75,7 @@ def plot(vectors, heads, output, fmt, top, skip_top, words, neighbours, topn, me
     page: scroll to zoom, drag to pan, hover a point for its neighbours.
     Only the rows drawn are read for a png or svg of the most frequent words.
     """
+    # start-up: loads scipy.linalg (+0.3 s)
     from w2v.plot import check_size, load_rows, parse_word_list, rows_needed
 
     if heads and not neighbours:
@@ -93,11 +96,10 @@ def plot(vectors, heads, output, fmt, top, skip_top, words, neighbours, topn, me
     options = dict(top=top, skip_top=skip_top, words=word_list, neighbours=list(heads) or None, topn=topn,
                    method=method, title=title, seed=seed, restrict_vocab=restrict_vocab)
     if fmt == "html":
-        from w2v.util.atomic import atomic_write_text
-        from w2v.plot import word_map_html
+        from w2v.plot import word_map_html   # start-up: loads scipy.linalg (+0.3 s)
         atomic_write_text(output, word_map_html(kv, **options))
     else:
-        from w2v.plot import save_figure, word_map
+        from w2v.plot import save_figure, word_map   # start-up: loads scipy.linalg (+0.3 s)
         save_figure(word_map(kv, size=size, **options), output, fmt)
     say(f"wrote {output} ({fmt})")
 
@@ -116,7 +118,7 @@ def plot_run(report, output, fmt, size):
     ends of epochs; the segments of a run resumed from a checkpoint joined;
     for a Dask run, the merge time of each round.
     """
-    from w2v.plot import check_size
+    from w2v.plot import check_size   # start-up: loads scipy.linalg (+0.3 s)
 
     output = output or os.path.splitext(report)[0] + ".png"
     fmt = check_picture_output(output, fmt, ("png", "svg", "pdf"))
@@ -128,8 +130,6 @@ def plot_run(report, output, fmt, size):
 
 def read_report(path):
     """The report of ``w2v train --report-json`` in the file ``path``."""
-    from w2v.errors import FormatError
-
     try:
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
@@ -142,8 +142,7 @@ def read_report(path):
 
 def save_training_plot(report, output, size=None, fmt=None, source=None):
     """Draw the curves of ``report`` into the picture ``output`` (``source``: the report's file, for errors)."""
-    from w2v.errors import FormatError, ParameterError
-    from w2v.plot import save_figure, training
+    from w2v.plot import save_figure, training   # start-up: loads scipy.linalg (+0.3 s)
 
     try:
         fig = training(report) if size is None else training(report, size=size)
@@ -167,7 +166,7 @@ def export(vectors, directory, limit):
     dialog also takes DIR/tensors.tsv and DIR/metadata.tsv (word and count).
     Only the first --limit rows are read.
     """
-    from w2v.plot import export_projector, load_rows
+    from w2v.plot import export_projector, load_rows   # start-up: loads scipy.linalg (+0.3 s)
 
     _exists(vectors)
     kv = load_rows(vectors, limit)

@@ -2,21 +2,27 @@
 import os
 
 import click
-from click.core import ParameterSource
 
 from w2v.errors import OutputError, ParameterError
+from w2v.settings import check_relations
+from w2v.training.progress import Progress
 
-# CLI options named differently from their Settings field (the others have the field's name)
-_RENAMED = {"max_vocab": "max_vocab_size"}
+from .options import FLAG_NAMES
+from .vectors import model_path
 
 
 def check_model_dir(path, option):
-    """Fail before training if a full model cannot be written to the directory ``path``."""
-    from w2v.formats import is_native_dir
+    """Fail before training if a full model cannot be written to ``path`` (a directory, or one file)."""
+    from w2v.formats import check_model_target, is_native_dir, writes_single_file  # start-up: scipy.linalg (+0.3 s)
 
     target = os.path.abspath(path)
     parent = os.path.dirname(target)
-    if os.path.lexists(target):
+    if writes_single_file(path):
+        try:
+            check_model_target(path, full_model=True)
+        except OutputError as exc:
+            raise OutputError(f"{option} {exc}") from None
+    elif os.path.lexists(target):
         if not os.path.isdir(target) or os.path.islink(target):
             raise OutputError(f"{option} {path}: exists and is not a model directory")
         if os.listdir(target) and not is_native_dir(target):
@@ -27,39 +33,14 @@ def check_model_dir(path, option):
         raise OutputError(f"{option} {path}: directory {parent} is not writable")
 
 
-def explicit_settings(ctx, values):
-    """The settings given explicitly on the command line (not defaults), as Settings fields."""
-    import dataclasses
-
-    from w2v.settings import Settings
-
-    fields = {f.name for f in dataclasses.fields(Settings)}
-    out = {}
-    for opt in ctx.params:
-        field = _RENAMED.get(opt, opt)
-        if field not in fields or opt not in values:
-            continue
-        if ctx.get_parameter_source(opt) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
-            value = values[opt]
-            if opt == "memory_budget":
-                value = value << 20
-            elif opt == "threads" and value == 0:    # as for a new run: 0 means the cores available
-                from w2v.settings import available_cores
-                value = available_cores()
-            if value is not None:
-                out[field] = value
-    return out
-
-
 def load_for_resume(path, overrides):
     """Load the full model at ``path`` (or the copy an interrupted save left) and apply the explicitly
     given settings."""
-    from w2v.model.word2vec import Word2Vec
-
-    from .vectors import model_path
+    from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
     m = Word2Vec.load(model_path(path, "--resume ", full_model=True))
     try:
+        check_relations({**m.settings.to_dict(), **overrides}, FLAG_NAMES)   # in the options' names
         m.update_settings(**overrides)
     except ParameterError as exc:
         raise ParameterError(f"--resume {path}: {exc}") from None
@@ -95,8 +76,6 @@ def describe(model):
 
 def checkpoint_hook(model, path, quiet):
     """``on_epoch_end`` callback that saves the full model to ``path`` after each epoch."""
-    from w2v.training.progress import Progress
-
     shown = Progress(1, model.settings, quiet=quiet)
 
     def hook(epoch):

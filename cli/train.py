@@ -5,22 +5,25 @@ import json
 import os
 import sys
 import time
-import unicodedata
+import warnings
 from pathlib import Path
 
 import click
 
 import w2v
-from w2v.util.atomic import creation_error
+import w2v.cuda
+from w2v.util.atomic import atomic_write_text, creation_error
 from w2v.model.checkpoints import parse_interval
-from w2v.text.scanning import TOKENIZERS, resolve_inputs
-from w2v.text.encoded import DEFAULT_MEMORY_BUDGET
-from w2v.errors import CorpusError, OutputError, ParameterError
+from w2v.text.raw_text import HINT_TOP_WORDS, raw_text_finding
+from w2v.text.scanning import resolve_inputs
+from w2v.errors import CorpusError, OutputError, ParameterError, RawTextWarning
 from w2v.training.progress import Progress
-from w2v.settings import MAX_THREADS, available_cores
+from w2v.settings import available_cores
 
 from . import resume as full
 from .common import json_safe, one_line_errors, say
+from .dask_train import train_on_dask
+from .options import SettingFlags, setting_options
 
 
 def bundled_corpus():
@@ -120,70 +123,34 @@ def check_outputs_not_corpus(corpus, **paths):
 @click.argument("corpus", nargs=-1, type=click.Path())
 @click.option("-o", "--output", default="vectors.bin", show_default=True,
               help="Output vectors (word2vec.c binary format, or text with --text).")
-@click.option("--model", type=click.Choice(["sg", "cbow"]), default="sg", show_default=True,
-              help="Skip-gram or CBOW.")
-@click.option("--cbow-mean/--cbow-sum", default=True, show_default=True,
-              help="CBOW hidden layer: mean or sum of the context vectors.")
-@click.option("--dim", type=int, default=100, show_default=True, help="Vector dimensionality.")
-@click.option("--window", type=int, default=5, show_default=True, help="Maximum context window (each side).")
-@click.option("--negative", type=int, default=5, show_default=True, help="Negative samples (0: off).")
-@click.option("--hs", is_flag=True, help="Hierarchical softmax (alone with --negative 0, or with it).")
-@click.option("--sample", type=float, default=1e-3, show_default=True,
-              help="Subsampling threshold for frequent words (0: off).")
-@click.option("--min-count", type=int, default=5, show_default=True, help="Ignore rarer words.")
-@click.option("--max-vocab", type=int, default=None, help="Keep only the N most frequent words.")
-@click.option("--epochs", type=int, default=5, show_default=True, help="Passes over the corpus.")
-@click.option("--alpha", type=float, default=0.025, show_default=True, help="Initial learning rate.")
-@click.option("--min-alpha", type=float, default=1e-4, show_default=True, help="Final learning rate.")
-@click.option("--threads", type=int, default=None,
-              help="Worker threads; 0 means the cores available [default: cores available].")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
-@click.option("--ns-exponent", type=float, default=0.75, show_default=True,
-              help="Exponent of the negative-sampling distribution (counts ** e).")
-@click.option("--exact", is_flag=True,
-              help="word2vec.c's per-pair updates (fresh negatives for every context word) "
-                   "instead of negatives shared across a window.")
+@setting_options("model", "cbow_mean", "dim", "window", "negative", "hs", "sample", "min_count", "max_vocab_size",
+                 "epochs", "alpha", "min_alpha", "threads", "seed", "ns_exponent", "exact")
 @click.option("--text", "text_format", is_flag=True, help="Write the text format instead of binary.")
-@click.option("--lowercase", is_flag=True, help="Lowercase before tokenizing.")
-@click.option("--tokenizer", type=click.Choice(TOKENIZERS), default=None,
-              help="whitespace (default), simple (lowercased letters/digits), char. "
-                   "The bundled demo corpus uses simple.")
-@click.option("--max-sentence-length", type=int, default=10000, show_default=True,
-              help="Longer sentences are split (not truncated).")
-@click.option("--memory-budget", type=int, default=DEFAULT_MEMORY_BUDGET // (1 << 20), show_default=True,
-              help="MiB of encoded corpus kept in RAM; beyond it a temporary file is used.")
-@click.option("--resume", type=click.Path(file_okay=False), default=None,
-              help="Continue training the full model (or checkpoint) in this directory on CORPUS "
+@setting_options("lowercase", "tokenizer", "max_sentence_length", "memory_budget")
+@click.option("--resume", type=click.Path(), default=None,
+              help="Continue training the full model (or checkpoint) in this directory or file on CORPUS "
                    "(default: the corpus it was trained on); its settings apply unless given here. "
                    "An unfinished checkpoint runs its remaining epochs.")
 @click.option("--update-vocab", is_flag=True,
               help="With --resume: add the new words of CORPUS (occurring --min-count times) to the vocabulary.")
-@click.option("--save-model", type=click.Path(file_okay=False), default=None,
-              help="Save the full model (weights, vocabulary, settings) to this directory at the end.")
-@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
-              help="Save the full model to this directory after every epoch (atomically); "
+@click.option("--save-model", type=click.Path(), default=None,
+              help="Save the full model (weights, vocabulary, settings) to this directory at the end "
+                   "(one file for a path ending in .w2v or an existing file).")
+@click.option("--checkpoint", type=click.Path(), default=None,
+              help="Save the full model to this directory (or file, as --save-model) after every epoch (atomically); "
                    "resume an interrupted run with --resume DIR.")
 @click.option("--checkpoint-every", default=None, metavar="TIME",
               help="With --checkpoint: save within epochs too, every TIME (seconds, or 90s, 10m, 1.5h), at the "
                    "next job or round boundary.")
 @click.option("--checkpoint-words", type=int, default=None, metavar="N",
               help="With --checkpoint: save within epochs too, every N corpus ids trained.")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
-              help="Train on the CPU or on an NVIDIA GPU (numba.cuda; install w2v[cuda]). See `w2v devices`.")
+@setting_options("device")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Train on the Dask cluster of this scheduler (tcp://host:8786); corpus paths must "
                    "be readable by the workers. Needs w2v[dist].")
 @click.option("--dask-workers", type=int, default=None, metavar="N",
               help="Train on a local Dask cluster of N worker processes (--threads each, default 1).")
-@click.option("--round-words", type=int, default=None, metavar="N",
-              help="With Dask: tokens each worker trains between two synchronizations [default: 1000000]. "
-                   "With --deterministic: ids each lane trains per round [default: 1024].")
-@click.option("--deterministic", is_flag=True,
-              help="The same vectors for the same seed at any --threads (lanes trained on private copies, "
-                   "merged in a fixed way after each round); slower than the default Hogwild training.")
-@click.option("--lanes", type=int, default=None, metavar="N",
-              help="With --deterministic: the lanes the corpus is split into; the same lanes and seed give "
-                   "the same file [default: 8].")
+@setting_options("round_words", "deterministic", "lanes")
 @click.option("--report-json", type=click.Path(dir_okay=False), default=None,
               help="Write timings, throughput and losses as JSON to this file.")
 @click.option("--plot-training", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -204,12 +171,13 @@ def train(corpus, **options):
     Without CORPUS, trains on the bundled demo corpus (20 Gutenberg novels)
     and prints the nearest neighbours of a few words.
     """
-    cmd = TrainCommand(corpus=tuple(corpus), **options)
+    ctx = click.get_current_context()
+    cmd = TrainCommand(corpus=tuple(corpus), flags=SettingFlags.take(options, ctx), **options)
     demo = cmd.demo
     cmd = cmd.with_demo_corpus() if demo else cmd
     cmd.check()
     t0 = time.perf_counter()
-    m = cmd.make_model(click.get_current_context())
+    m = cmd.make_model()
     corpus = cmd.corpus or full.resume_corpus(m, cmd.resume)
     check_outputs_not_corpus(corpus, **cmd.output_paths())
     try:
@@ -229,7 +197,7 @@ def train(corpus, **options):
     if cmd.report_json:
         write_report(cmd.report_json, report)
     if cmd.plot_training:
-        from w2v.plot import save_figure, training
+        from w2v.plot import save_figure, training   # start-up: loads scipy.linalg (+0.3 s)
         save_figure(training(report), cmd.plot_training)
     if demo:
         print_demo_neighbours(m.wv)
@@ -238,43 +206,20 @@ def train(corpus, **options):
 
 @dataclasses.dataclass(frozen=True)
 class TrainCommand:
-    """The options of one ``w2v train`` call (the click parameters, by name)."""
+    """The options of one ``w2v train`` call: the settings' (``flags``) and the others, by name."""
 
     corpus: tuple
+    flags: SettingFlags
     output: str
-    model: str
-    cbow_mean: bool
-    dim: int
-    window: int
-    negative: int
-    hs: bool
-    sample: float
-    min_count: int
-    max_vocab: int
-    epochs: int
-    alpha: float
-    min_alpha: float
-    threads: int
-    seed: int
-    ns_exponent: float
-    exact: bool
     text_format: bool
-    lowercase: bool
-    tokenizer: str
-    max_sentence_length: int
-    memory_budget: int
     resume: str
     update_vocab: bool
     save_model: str
     checkpoint: str
     report_json: str
     quiet: bool
-    device: str = "cpu"
     scheduler: str = None
     dask_workers: int = None
-    round_words: int = None
-    deterministic: bool = False
-    lanes: int = None
     allow_binary: bool = False
     plot_training: str = None
     phrases: str = None
@@ -298,7 +243,8 @@ class TrainCommand:
         """The command on the bundled corpus, with the simple tokenizer unless one is given."""
         if not BUNDLED_CORPUS.exists():
             raise CorpusError(f"bundled corpus not found ({BUNDLED_CORPUS}); pass a corpus path")
-        return dataclasses.replace(self, corpus=(str(BUNDLED_CORPUS),), tokenizer=self.tokenizer or "simple")
+        return dataclasses.replace(self, corpus=(str(BUNDLED_CORPUS),),
+                                   flags=self.flags.with_default("tokenizer", "simple"))
 
     def output_paths(self):
         return {"output": self.output, "report_json": self.report_json, "save_model": self.save_model,
@@ -306,14 +252,13 @@ class TrainCommand:
 
     def check(self):
         """Refuse bad combinations and unwritable outputs before the corpus is read."""
-        if self.memory_budget < 0:   # in MiB here; the library's message would give bytes
-            raise ParameterError(f"--memory-budget must be >= 0 MiB (got {self.memory_budget})")
-        if self.threads is not None and not 0 <= self.threads <= MAX_THREADS:   # 0 is the CLI's own
-            raise ParameterError(f"--threads must be 0 (the cores available) or from 1 to {MAX_THREADS} "
-                                 f"(got {self.threads})")
+        flags = self.flags
+        flags.check()
+        if not self.resume:   # a resumed model's settings are checked with the options given (load_for_resume)
+            flags.check_new_settings()
         if self.update_vocab and not self.resume:
             raise click.UsageError("--update-vocab needs --resume")
-        if self.round_words is not None and not (self.on_dask or self.deterministic):
+        if flags["round_words"] is not None and not (self.on_dask or flags["deterministic"]):
             raise click.UsageError("--round-words needs --scheduler, --dask-workers or --deterministic")
         within = self.checkpoint_every is not None or self.checkpoint_words is not None
         if within and not self.checkpoint:
@@ -324,23 +269,22 @@ class TrainCommand:
             parse_interval(self.checkpoint_every)
         if self.checkpoint_words is not None and self.checkpoint_words < 1:
             raise ParameterError(f"--checkpoint-words must be >= 1 (got {self.checkpoint_words})")
-        if self.lanes is not None and not self.deterministic:
+        if flags["lanes"] is not None and not flags["deterministic"]:
             raise click.UsageError("--lanes needs --deterministic")
-        if self.deterministic and self.on_dask:   # Dask keeps its own merge: see docs/reproducibility.md
+        if flags["deterministic"] and self.on_dask:   # Dask keeps its own merge: see docs/reproducibility.md
             raise click.UsageError("--deterministic trains on one machine; a Dask run has its own fixed merges "
                                    "(see docs/reproducibility.md)")
         if self.phrases is not None and self.on_dask:
             raise click.UsageError("--phrases does not combine with --scheduler or --dask-workers")
         self.phrases_arg()   # a missing or corrupt phrase model fails before the corpus is read
-        if self.device == "cuda":   # one-line error before reading the corpus
-            from w2v.cuda import require_cuda
-            require_cuda()
+        if flags["device"] == "cuda":   # one-line error before reading the corpus
+            w2v.cuda.require_cuda()
         check_distinct_outputs(**self.output_paths())
         check_writable(self.output)
         if self.report_json:
             check_writable(self.report_json)
         if self.plot_training:   # matplotlib and a known format, before the corpus is read
-            from w2v.plot.deps import format_of, require_matplotlib
+            from w2v.plot.deps import format_of, require_matplotlib   # start-up: loads scipy.linalg (+0.3 s)
             format_of(self.plot_training)
             require_matplotlib()
             check_writable(self.plot_training)
@@ -349,31 +293,29 @@ class TrainCommand:
                 full.check_model_dir(path, option)
                 parent = os.path.dirname(os.path.abspath(path))   # the model is written next to it first
                 check_can_create(parent, f"{option} {path}: directory {parent} is not writable")
+        self.warn_of_slow_settings()
 
-    def make_model(self, ctx):
+    def warn_of_slow_settings(self):
+        """One ``warning:`` line for each value that is allowed but slows training: more ``--threads`` than
+        the cores available here (a ``--scheduler``'s workers run elsewhere), and ``--memory-budget 0``."""
+        threads, cores = self.flags["threads"], available_cores()
+        if threads and threads > cores and not self.scheduler:
+            say(f"warning: --threads {threads} is more than the {cores} core{'s' if cores > 1 else ''} available: "
+                f"more threads than cores slow training down")
+        if self.flags["memory_budget"] == 0:
+            say("warning: --memory-budget 0 keeps none of the encoded corpus in RAM: all of it goes to a "
+                "temporary file")
+
+    def make_model(self):
         """A new Word2Vec from the options, or the model of --resume with the options given explicitly."""
-        from w2v.model.word2vec import Word2Vec
+        from w2v.model.word2vec import Word2Vec   # start-up: loads Numba (+0.5 s)
 
         if self.resume:
-            m = full.load_for_resume(self.resume, full.explicit_settings(ctx, dataclasses.asdict(self)))
+            m = full.load_for_resume(self.resume, self.flags.explicit_settings())
             if not self.quiet:
                 say(full.describe(m))
             return m
-        return Word2Vec(model=self.model, cbow_mean=self.cbow_mean, dim=self.dim, window=self.window,
-                        negative=self.negative, hs=self.hs, sample=self.sample, min_count=self.min_count,
-                        max_vocab_size=self.max_vocab, epochs=self.epochs, alpha=self.alpha,
-                        min_alpha=self.min_alpha, threads=self.threads or available_cores(), seed=self.seed,
-                        ns_exponent=self.ns_exponent, exact=self.exact,
-                        max_sentence_length=self.max_sentence_length, tokenizer=self.tokenizer or "whitespace",
-                        lowercase=self.lowercase, memory_budget=self.memory_budget << 20, device=self.device,
-                        **self.deterministic_settings())
-
-    def deterministic_settings(self):
-        """The settings of ``--deterministic``, ``--lanes`` and ``--round-words`` (none without it)."""
-        if not self.deterministic:
-            return {}
-        out = {"deterministic": True, "round_words": self.round_words}
-        return out if self.lanes is None else dict(out, lanes=self.lanes)
+        return Word2Vec(**self.flags.new_settings())
 
     def run(self, m, corpus):
         """Train ``m`` on ``corpus``: on Dask, on the resumed model's vocabulary, or after building one."""
@@ -383,16 +325,17 @@ class TrainCommand:
             hook, within = None, {"checkpoint": self.checkpoint, "checkpoint_every": self.checkpoint_every,
                                   "checkpoint_words": self.checkpoint_words}
         if self.on_dask:
-            from .dask_train import train_on_dask
-            train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.round_words, self.threads,
-                          self.quiet, hook, self.update_vocab, self.allow_binary)
+            train_on_dask(m, corpus, self.scheduler, self.dask_workers, self.flags["round_words"],
+                          self.flags["threads"], self.quiet, hook, self.update_vocab, self.allow_binary)
         elif self.resume and not self.update_vocab:   # the model's vocabulary as it is
             m.train(list(corpus), quiet=self.quiet, on_epoch_end=hook, allow_binary=self.allow_binary,
                     phrases=self.phrases_arg(), **within)
         else:
-            m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab, allow_binary=self.allow_binary,
-                          phrases=self.phrases_arg())
-            if not (self.quiet or self.resume or self.tokenizer):   # the default tokenizer, not chosen
+            with warnings.catch_warnings():   # said below as a hint, in the words of the options
+                warnings.simplefilter("ignore", RawTextWarning)
+                m.build_vocab(list(corpus), quiet=self.quiet, update=self.update_vocab,
+                              allow_binary=self.allow_binary, phrases=self.phrases_arg())
+            if not (self.quiet or self.resume or self.flags["tokenizer"]):   # the default tokenizer, not chosen
                 hint = tokenizer_hint(m.vocab.words)
                 if hint:
                     say(hint)
@@ -402,7 +345,7 @@ class TrainCommand:
         """What ``--phrases`` gives the model: ``"auto"``, the saved phrases of DIR, or ``None``."""
         if self.phrases is None or self.phrases == "auto":
             return self.phrases
-        from w2v.phrases.model import FrozenPhrases
+        from w2v.phrases.model import FrozenPhrases   # start-up: loads Numba (+0.5 s)
         return FrozenPhrases.load(self.phrases)
 
     def save(self, m, shown):
@@ -457,8 +400,6 @@ def reproducibility(m):
 
 def write_report(path, report):
     """Write ``--report-json`` (atomically)."""
-    from w2v.util.atomic import atomic_write_text
-
     atomic_write_text(path, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
 
 
@@ -468,47 +409,14 @@ def kernel_seconds(m):
     return None if before is None else m.timings.get("kernel_load_seconds", 0.0) + before
 
 
-HINT_TOP_WORDS = 1000   # the most frequent words the hint looks at
-# raw text split at whitespace: on the bundled corpus 171 of the top 1,000 words carry punctuation, 80 are case twins
-HINT_SHARE = 0.02
-
-
 def tokenizer_hint(words, top=HINT_TOP_WORDS):
     """A one-line hint when a vocabulary split at whitespace looks like raw text, else ``None``.
 
-    Raw text split at whitespace gives ``king``, ``king,`` and ``King`` as three
-    words.  The default tokenizer stays (pre-tokenized corpora and word2vec.c
-    expect it); the hint suggests ``--tokenizer simple --lowercase`` when at
-    least :data:`HINT_SHARE` of the ``top`` most frequent ``words`` (a
-    vocabulary of 100 words at least) are another word of the vocabulary with
-    punctuation around it, or with capitals.
+    The finding of :func:`w2v.text.raw_text.raw_text_finding`, with the
+    options that would help (``--tokenizer simple --lowercase``).
     """
-    head = list(words[:top])
-    if len(head) < 100:
-        return None
-    known = set(words)
-    punct = [w for w in head if _bare(w) not in ("", w) and _bare(w) in known]
-    case = [w for w in head if w != w.lower() and w.lower() in known]
-    if len(punct) + len(case) < HINT_SHARE * len(head):
-        return None
-    seen = [f"{len(punct)} carry punctuation ({_examples(punct)})"] if punct else []
-    seen += [f"{len(case)} are capitalized twins ({_examples(case)})"] if case else []
-    return (f"hint: among the {len(head):,} most frequent words, {' and '.join(seen)}; "
-            f"for raw text, try --tokenizer simple --lowercase")
-
-
-def _examples(words):
-    return ", ".join(f"'{w}'" for w in words[:3])
-
-
-def _bare(word):
-    """``word`` without the punctuation at its ends."""
-    i, j = 0, len(word)
-    while i < j and unicodedata.category(word[i]).startswith("P"):
-        i += 1
-    while j > i and unicodedata.category(word[j - 1]).startswith("P"):
-        j -= 1
-    return word[i:j]
+    finding = raw_text_finding(words, top)
+    return None if finding is None else f"hint: {finding}; for raw text, try --tokenizer simple --lowercase"
 
 
 def print_demo_neighbours(wv):

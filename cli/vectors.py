@@ -8,6 +8,9 @@ import os
 
 import click
 
+from w2v.errors import OutputError
+from w2v.settings import DEFAULT_ROUND_WORDS
+
 from .common import json_safe, one_line_errors, say
 
 _CTX = {"help_option_names": ["-h", "--help"]}
@@ -35,7 +38,7 @@ def model_path(path, option="", full_model=False):
     click.ClickException
         Neither ``path`` nor a complete copy of it exists.
     """
-    from w2v.formats import locate_model
+    from w2v.formats import locate_model   # start-up: loads scipy.linalg (+0.3 s)
 
     try:
         return locate_model(path, full_model=full_model, warn=lambda line: say(f"warning: {option}{line}"))
@@ -45,7 +48,7 @@ def model_path(path, option="", full_model=False):
 
 def _load(path, limit=None, unicode_errors="strict"):
     found = model_path(path)
-    from w2v.vectors.keyed import load
+    from w2v.vectors.keyed import load   # start-up: loads scipy.linalg (+0.3 s)
 
     return load(found, limit=limit, unicode_errors=unicode_errors)
 
@@ -150,7 +153,7 @@ def evaluate(model, analogies, pairs, restrict_vocab, case_sensitive, method, se
     analogies.  Results match gensim's evaluate_word_analogies and
     evaluate_word_pairs.
     """
-    from w2v.vectors.evaluate import default_eval_paths
+    from w2v.vectors.evaluate import default_eval_paths   # start-up: loads scipy.linalg (+0.3 s)
 
     if not analogies and not pairs:
         found = default_eval_paths()
@@ -225,8 +228,7 @@ def convert(src, dst, to, limit, unicode_errors):
     model in place would replace what it holds.  An existing full model
     (saved by ``--save-model``) is never replaced by vectors only.
     """
-    from w2v.errors import OutputError
-    from w2v.vectors.keyed import save
+    from w2v.vectors.keyed import save   # start-up: loads scipy.linalg (+0.3 s)
 
     if os.path.exists(src) and os.path.exists(dst):
         try:
@@ -246,11 +248,12 @@ def convert(src, dst, to, limit, unicode_errors):
 @one_line_errors
 def info(model):
     """Print the vocabulary size, dimensionality, format and settings of MODEL."""
-    from w2v.formats import inspect
+    from w2v.formats import inspect   # start-up: loads scipy.linalg (+0.3 s)
 
     desc = inspect(model_path(model))
     click.echo(f"path:        {desc['path']}")
-    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "")
+    fmt = desc["format"] + (f" ({desc['compression']}-compressed)" if desc["compression"] else "") + \
+        (" (one file)" if desc.get("single_file") else "")
     click.echo(f"format:      {fmt}")
     click.echo(f"vocabulary:  {desc['count']:,} words")
     click.echo(f"dimensions:  {desc['dim']}")
@@ -261,20 +264,15 @@ def info(model):
             click.echo(f"  {key}: {json.dumps(desc['settings'][key])}")
     else:
         click.echo("settings:    unknown")
-    for line in full_model_lines(desc["path"], desc["settings"]):
+    for line in full_model_lines(desc.get("full_model"), desc["settings"]):
         click.echo(line)
 
 
-def full_model_lines(path, settings):
-    """``w2v info``'s lines on what a full model (a directory with ``model.json``) needs to be reproduced:
+def full_model_lines(header, settings):
+    """``w2v info``'s lines on what a full model (its header ``model.json``) needs to be reproduced:
     the w2v version, the mode and seed, the corpus' fingerprint, and where its run stands."""
-    mpath = os.path.join(path, "model.json") if os.path.isdir(path) else None
-    if not (mpath and os.path.isfile(mpath) and settings):
+    if not (header and settings):
         return []
-    with open(mpath, encoding="utf-8") as f:
-        header = json.load(f)
-    from w2v.settings import DEFAULT_ROUND_WORDS
-
     s, t = settings, header.get("training") or {}
     if s.get("deterministic"):
         mode = (f"deterministic, {s.get('lanes')} lanes of {s.get('round_words') or DEFAULT_ROUND_WORDS:,} ids per "

@@ -22,7 +22,8 @@ import pytest
 
 from w2v.kernels import cache
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT
+
 DATA_FILES = ("corpus-small.txt.xz", "corpus-small.books.tsv", "eval/README.md", "eval/questions-words.txt",
               "eval/wordsim353.tsv", "eval/simlex999.txt")
 SKIP_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.nbi", "*.nbc",

@@ -20,11 +20,11 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import ROOT
+
 README = ROOT / "README.md"
 BUNDLED = ROOT / "data" / "corpus-small.txt.xz"
 EVAL = ROOT / "data" / "eval"

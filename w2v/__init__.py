@@ -4,15 +4,23 @@
 >>> m = Word2Vec(dim=100).train("corpus.txt")      # doctest: +SKIP
 >>> kv = load("vectors.bin")                       # doctest: +SKIP
 """
+import importlib
 
 __version__ = "0.1.0"
+
+import logging  # noqa: E402
+
+# the library logs (each module to a logger of its own name, as gensim's) and prints nothing unasked:
+# without a handler here, Python's last resort would print every warning to stderr
+if not logging.getLogger(__name__).handlers:   # a reload adds no second one
+    logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 from .kernels.cache import choose_cache_dir  # noqa: E402
 
 choose_cache_dir()   # before Numba is imported: a package folder that cannot be written caches elsewhere
 
-from .errors import (CorpusError, CorpusWarning, DeviceError, FormatError, OutputError, ParameterError, ResumeWarning,  # noqa: E402,F401
-                     UnknownWordError, VocabularyError, W2VError)
+from .errors import (BudgetError, CorpusError, CorpusWarning, DeviceError, FormatError, OutputError,  # noqa: E402,F401
+                     ParameterError, ResumeWarning, UnknownWordError, VocabularyError, W2VError)
 
 _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fast
     "Word2Vec": ("w2v.model.word2vec", "Word2Vec"),
@@ -31,10 +39,8 @@ _LAZY = {  # imported on first use, so that `import w2v` (and the CLI) start fas
 
 def __getattr__(name):
     if name == "plot":   # the pictures (w2v.plot.word_map, w2v.plot.training) after a plain `import w2v`
-        import importlib
         return importlib.import_module("w2v.plot")
     if name in _LAZY:
-        import importlib
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)
         globals()[name] = value
@@ -44,5 +50,5 @@ def __getattr__(name):
 
 __all__ = ["Word2Vec", "KeyedVectors", "load", "save", "Settings", "Phrases", "FrozenPhrases", "LineSentence",
            "PathLineSentences", "Text8Corpus", "CallbackAny2Vec", "W2VError", "CorpusError", "FormatError",
-           "OutputError", "ParameterError", "UnknownWordError", "VocabularyError", "DeviceError",
+           "OutputError", "ParameterError", "BudgetError", "UnknownWordError", "VocabularyError", "DeviceError",
            "CorpusWarning", "ResumeWarning", "__version__"]

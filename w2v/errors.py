@@ -22,8 +22,53 @@ class ParameterError(W2VError, ValueError):
     """An invalid hyper-parameter or argument."""
 
 
+class BudgetError(ParameterError):
+    """The memory budget is too small for what was asked of it.
+
+    ``needed`` is the smallest budget, in bytes, that would do (``None``
+    when unknown).
+    """
+
+    def __init__(self, message, needed=None):
+        super().__init__(message)
+        self.needed = needed
+
+
 class FormatError(W2VError):
     """A vector or model file is truncated, corrupt or not of the expected format."""
+
+
+class WordDecodeError(FormatError, UnicodeDecodeError):
+    """A word of a vector or vocabulary file does not decode in its encoding (``unicode_errors='strict'``).
+
+    Also the :class:`UnicodeDecodeError` gensim raises there, so code written
+    for gensim's ``load_word2vec_format`` catches it unchanged: ``encoding``,
+    ``object``, ``start``, ``end`` and ``reason`` are those of the failed
+    decoding (``object`` holds the bytes of the word or line), and ``str()``
+    is the message, which names the file and the place.
+
+    Parameters
+    ----------
+    message : str
+    encoding, data, start, end, reason
+        :class:`UnicodeDecodeError`'s five arguments.
+    """
+
+    def __init__(self, message, encoding, data, start, end, reason):
+        UnicodeDecodeError.__init__(self, encoding, data, start, end, reason)
+        self.message = message
+
+    @classmethod
+    def from_error(cls, message, exc):
+        """The error with ``message`` for the :class:`UnicodeDecodeError` ``exc``."""
+        return cls(message, exc.encoding, exc.object, exc.start, exc.end, exc.reason)
+
+    def __str__(self):
+        return self.message
+
+    def __reduce__(self):
+        # the arguments of __init__, not UnicodeDecodeError's five kept in self.args
+        return type(self), (self.message, self.encoding, self.object, self.start, self.end, self.reason)
 
 
 class UnknownWordError(W2VError, KeyError):
@@ -52,7 +97,12 @@ class DeviceError(W2VError):
 
 
 class CorpusWarning(UserWarning):
-    """The corpus was read, but not quite as written: bytes that are not UTF-8 were replaced."""
+    """The corpus was read, but not quite as written (bytes that are not UTF-8 were replaced), or
+    it looks unlike what the settings expect (:class:`RawTextWarning`)."""
+
+
+class RawTextWarning(CorpusWarning):
+    """A vocabulary split at whitespace looks like raw text (punctuation, capitals): a tokenizer would help."""
 
 
 class ResumeWarning(UserWarning):

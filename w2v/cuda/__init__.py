@@ -22,6 +22,7 @@ Modules:
 import functools
 
 from ..errors import DeviceError
+from ..settings import available_cores
 
 INSTALL_HINT = "pip install 'w2v[cuda]'"
 
@@ -34,14 +35,15 @@ def _one_line(exc):
 def simulator_enabled():
     """True when Numba's CUDA simulator is on (``NUMBA_ENABLE_CUDASIM=1``)."""
     try:
-        from numba.core import config
+        from numba.core import config   # start-up: imported by the CLI; loads Numba (+0.5 s)
     except Exception:  # pragma: no cover - numba is a hard dependency
         return False
     return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
 def _import_cuda():
-    from numba import cuda  # noqa: F401  (numba-cuda redirects this import when installed)
+    # optional extra: numba-cuda (w2v[cuda]), which redirects this import when installed
+    from numba import cuda
     return cuda
 
 
@@ -72,7 +74,7 @@ def cuda_status():
         reason = reason.split(". ")[0].rstrip(".") if reason else "the driver reports no CUDA device"
         return f"no CUDA GPU or driver found: {reason} (numba.cuda: {implementation()})"
     try:  # pragma: no cover - needs a GPU
-        from numba.cuda.cudadrv import nvvm
+        from numba.cuda.cudadrv import nvvm   # optional extra: numba-cuda
         if hasattr(nvvm, "is_available") and not nvvm.is_available():
             return ("a CUDA GPU was found but not the CUDA compiler library (NVVM): "
                     "pip install 'numba-cuda[cu12]' (or cu13)")
@@ -104,8 +106,6 @@ def list_devices():
     The CPU is always listed; CUDA devices when :func:`cuda_status` is ``None``,
     otherwise one entry with ``usable=False`` and the ``reason``.
     """
-    from ..settings import available_cores
-
     out = [{"kind": "cpu", "name": "cpu", "usable": True, "cores": available_cores()}]
     reason = cuda_status()
     if reason is not None:

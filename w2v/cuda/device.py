@@ -40,7 +40,7 @@ class DeviceTraining:
 
     def __init__(self, encoded, syn0, syn1neg, syn1, tables, settings, progress=None, stop_event=None,
                  max_inflight=3, position_offset=0, total_positions=None):
-        from numba import cuda
+        from numba import cuda   # optional extra: numba-cuda (require_cuda has checked it)
 
         self.cuda = cuda
         self.encoded = encoded
@@ -65,7 +65,7 @@ class DeviceTraining:
     # ------------------------------------------------------------ setup
     def plan_kernel(self, seg_max, threads, atomics, max_registers):
         """Choose the kernel's block shape and get it compiled for these settings (not yet loaded)."""
-        from .kernels import get_train_kernel
+        from .kernels import get_train_kernel   # optional extra: w2v.cuda.kernels imports numba-cuda
 
         s = self.settings
         self.kmax, self.seg, self.threads = plan_kernel(s, self.tables.hs_codes.shape[1], seg_max, threads)

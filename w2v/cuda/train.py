@@ -28,6 +28,7 @@ import contextlib
 import sys
 import warnings
 
+from ..training.kernelcalls import check_kernel_inputs
 from ..training.lifecycle import RunResult, begin_run, merge_results, run_totals, show_remaining, train_spans
 from . import require_cuda, simulator_enabled
 from .device import DeviceTraining
@@ -88,7 +89,6 @@ def train_epochs_cuda(encoded, syn0, syn1neg, syn1, tables, settings, progress=N
         ``seg_max``, ``atomics``, ``max_registers``.
     """
     require_cuda()
-    from ..training.kernelcalls import check_kernel_inputs
     check_kernel_inputs(syn0, syn1neg, syn1, tables, settings, encoded.vocab_size)
     with _simulator_settings():
         training = DeviceTraining(encoded, syn0, syn1neg, syn1, tables, settings, progress, stop_event,

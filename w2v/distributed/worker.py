@@ -24,6 +24,7 @@ import numpy as np
 
 from .merge import (add_quantized_rows, apply_update, changed_rows, expected_updates, merge_matrix,
                     merge_matrix_weighted, merge_updates, payload_bytes, split_rows)
+from .plan import deal_blocks
 
 REPLICAS = {}                      # run id -> Replica, in each worker process
 _REPLICAS_LOCK = threading.Lock()
@@ -79,7 +80,7 @@ def state_bytes(state):
 def here():
     """The address of the worker this task runs on (``""`` outside a worker)."""
     try:
-        from distributed import get_worker
+        from distributed import get_worker   # optional extra: dask
         return get_worker().address
     except Exception:
         return ""
@@ -124,7 +125,7 @@ def forget_run(run_id):
 def worker_threads():
     """Threads of the worker this task runs on (1 outside a worker)."""
     try:
-        from distributed import get_worker
+        from distributed import get_worker   # optional extra: dask
         w = get_worker()
         return max(1, int(getattr(getattr(w, "state", w), "nthreads", 1)))
     except Exception:
@@ -347,7 +348,6 @@ def encode_task(scan, vocab_index):
 
 def deal_task(ids, offset, block, lanes, lane):
     """An encoded shard's ids that ``lane`` trains (:func:`w2v.distributed.plan.deal_blocks`)."""
-    from .plan import deal_blocks
     return deal_blocks(ids, offset, block, lanes, lane)
 
 

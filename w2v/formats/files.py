@@ -20,8 +20,9 @@ import numpy as np
 
 from ..errors import FormatError
 
-__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "check_utf8", "decode_utf8", "encode_json", "json_default",
-           "load_npy", "open_model_file", "read_array", "read_json", "read_model_file", "write_array"]
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "check_array", "check_utf8", "decode_utf8", "encode_json",
+           "json_default", "load_npy", "load_npy_at", "open_model_file", "parse_json", "read_array", "read_json",
+           "read_model_file", "refuse_pickle", "write_array"]
 
 #: the largest JSON header (``meta.json``, ``model.json``) read or written: settings and a list of
 #: corpus paths take kilobytes
@@ -100,6 +101,35 @@ def write_array(path, array):
         np.save(f, np.ascontiguousarray(array), allow_pickle=False)
         f.flush()
         os.fsync(f.fileno())
+
+
+def refuse_pickle(path, model=False):
+    """Refuse a Python pickle, as gensim's ``save`` writes, with how to convert it (never unpickled).
+
+    Parameters
+    ----------
+    path : str
+    model : bool, optional
+        A full model was asked for (``Word2Vec.load``): the message says how
+        to carry its vectors over.
+
+    Raises
+    ------
+    FormatError
+        ``path`` begins as a pickle (protocol 2 to 5) does.
+    """
+    try:
+        with open(path, "rb", opener=_nonblocking) as f:
+            head = f.read(2) if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else b""
+    except OSError:
+        return       # the reader reports it
+    if len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        if model:
+            raise FormatError(f"{path}: a Python pickle (as gensim's Word2Vec.save writes); w2v never unpickles. "
+                              "Save its vectors from gensim with model.wv.save_word2vec_format(fname, binary=True) "
+                              "and load that with w2v.load (its training state does not carry over)")
+        raise FormatError(f"{path}: a Python pickle (as gensim's KeyedVectors.save writes); w2v never unpickles. "
+                          "Save it from gensim with save_word2vec_format(fname, binary=True) and load that")
 
 
 def _cannot_read(path, exc):
@@ -224,7 +254,27 @@ def read_json(path, missing):
         file is not UTF-8 JSON, or it nests deeper than :data:`MAX_JSON_DEPTH`
         levels (checked before it is parsed).
     """
-    raw = read_model_file(path, missing)
+    return parse_json(read_model_file(path, missing), path)
+
+
+def parse_json(raw, path):
+    """The JSON object of the bytes ``raw`` of a header file, checked as :func:`read_json` checks it.
+
+    Parameters
+    ----------
+    raw : bytes
+    path : str
+        The file (or archive member), for the message.
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    FormatError
+        Not UTF-8 JSON, or nested deeper than :data:`MAX_JSON_DEPTH` levels.
+    """
     depth = _json_depth(raw)
     if depth > MAX_JSON_DEPTH:
         raise FormatError(f"{path}: JSON nested {depth} levels deep, more than the {MAX_JSON_DEPTH} allowed")
@@ -273,17 +323,21 @@ def encode_json(obj, path, what):
     return raw
 
 
-def _npy_layout(f, path):
-    """``(shape, fortran_order, dtype, data_offset)`` from the header of the open ``.npy`` file ``f``.
+def _npy_layout(f, path, start=0, size=None):
+    """``(shape, fortran_order, dtype, data_offset)`` from the header of the ``.npy`` array in the open file ``f``.
 
-    A header that does not parse (numpy raises ValueError, SyntaxError,
+    The array takes ``size`` bytes from the offset ``start`` (by default the
+    whole file); ``data_offset`` is where its data start in the file.  A
+    header that does not parse (numpy raises ValueError, SyntaxError,
     tokenize.TokenError, OverflowError... for damaged ones), declares a
     negative or overflowing shape, an object dtype (pickle) or another data
-    size than the file holds is a FormatError naming the file, before
-    anything is mapped or allocated for it.
+    size than the array's bytes hold is a FormatError naming the file,
+    before anything is mapped or allocated for it.
     """
     fmt = np.lib.format
-    size = os.fstat(f.fileno()).st_size
+    if size is None:
+        size = os.fstat(f.fileno()).st_size - start
+    f.seek(start)
     try:
         version = fmt.read_magic(f)
         if version == (1, 0):
@@ -305,7 +359,7 @@ def _npy_layout(f, path):
     if dtype.itemsize == 0:
         raise FormatError(f"{path}: corrupt .npy file: dtype {dtype} has no size")
     offset = f.tell()
-    want = offset + math.prod(shape) * dtype.itemsize
+    want = offset - start + math.prod(shape) * dtype.itemsize
     if size != want:
         what = "truncated" if size < want else "corrupt"
         raise FormatError(f"{path}: {what} .npy file: the header declares a {dtype} array of shape "
@@ -340,22 +394,54 @@ def load_npy(path, mmap, missing="missing file"):
     """
     try:
         with open_model_file(path) as f:
-            shape, fortran, dtype, offset = _npy_layout(f, path)
-            order = "F" if fortran else "C"
-            if mmap and shape and 0 not in shape:   # numpy cannot map no bytes
-                arr = np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
-            else:
-                arr = np.fromfile(f, dtype=dtype, count=math.prod(shape)).reshape(shape, order=order)
+            return load_npy_at(f, path, mmap)
     except FileNotFoundError:
         raise FormatError(f"{path}: {missing}") from None
     except OSError as exc:
         raise _cannot_read(path, exc) from None
-    except FormatError:
+
+
+def load_npy_at(f, path, mmap, start=0, size=None):
+    """The ``.npy`` array that takes ``size`` bytes from ``start`` in the open file ``f`` (by default all of it).
+
+    As :func:`load_npy`, for an array stored inside a larger file (a member
+    of a single-file model, :mod:`w2v.formats.archive`).  Data that do not
+    start at a multiple of the dtype's alignment are read rather than
+    mapped (a mapped array would be unaligned).
+
+    Parameters
+    ----------
+    f : binary file object
+        Open for reading, seekable.
+    path : str
+        The file (or archive member), for the messages.
+    mmap : bool
+    start, size : int, optional
+
+    Returns
+    -------
+    numpy.ndarray or numpy.memmap
+
+    Raises
+    ------
+    FormatError
+        Damaged or foreign (naming ``path``).
+    OSError
+        The file cannot be read.
+    """
+    try:
+        shape, fortran, dtype, offset = _npy_layout(f, path, start, size)
+        order = "F" if fortran else "C"
+        # numpy cannot map no bytes; a mapped array must start aligned
+        if mmap and shape and 0 not in shape and offset % dtype.alignment == 0:
+            return np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
+        f.seek(offset)
+        return np.fromfile(f, dtype=dtype, count=math.prod(shape)).reshape(shape, order=order)
+    except (OSError, FormatError):
         raise
     except Exception as exc:   # noqa: BLE001 - e.g. the file changed under us
         detail = " ".join(str(exc).split()) or type(exc).__name__
         raise FormatError(f"{path}: corrupt or truncated .npy file: {detail[:200]}") from None
-    return arr
 
 
 def read_array(path, dtype, shape=None, mmap=False):
@@ -377,7 +463,17 @@ def read_array(path, dtype, shape=None, mmap=False):
         Missing, truncated or corrupt file, or another dtype/shape; the
         message names the file.
     """
-    arr = load_npy(path, mmap)
+    return check_array(load_npy(path, mmap), path, dtype, shape)
+
+
+def check_array(arr, path, dtype, shape=None):
+    """``arr``, after checking that it has exactly ``dtype`` and the ``shape`` asked (None: any length).
+
+    Raises
+    ------
+    FormatError
+        Another dtype or shape; the message names ``path``.
+    """
     if arr.dtype != np.dtype(dtype):
         raise FormatError(f"{path}: array dtype {arr.dtype}, expected {np.dtype(dtype)}")
     if shape is not None and (arr.ndim != len(shape) or any(

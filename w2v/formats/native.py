@@ -1,17 +1,24 @@
-"""The native format: a directory of ``vectors.npy``, ``vocab.tsv`` and ``meta.json``.
+"""The native format: ``vectors.npy``, ``vocab.tsv`` and ``meta.json``, as a directory or as one file.
 
 ``vectors.npy`` (memory-mappable float32, one row per word), ``vocab.tsv``
 (UTF-8, ``word<TAB>count`` per line in row order) and ``meta.json``
 (``{"format": "w2v-native", "version": 1, "count": V, "dim": D,
 "settings": {...}, "has_counts": bool}``).  A full model
-(:mod:`w2v.model.persist`) is a superset: the same directory with ``model.json``
+(:mod:`w2v.model.persist`) is a superset: the same members with ``model.json``
 and more arrays.
 
-The directory is written into a temporary directory next to the target
+Two forms hold the same members (:func:`writes_single_file` picks one from
+the path): a directory of files, and one file, an aligned uncompressed zip
+archive whose arrays are memory-mapped in place (:mod:`w2v.formats.archive`).
+Readers take either (:func:`open_model`).
+
+A directory is written into a temporary directory next to the target
 and renamed into place; the model it replaces is moved aside first (see
 :func:`aside_dirs`) and deleted once the new one is in place.  Where a save
 was killed between those steps, :func:`locate_model` finds the newest
-complete copy it left, for every reader.
+complete copy it left, for every reader.  A single file is written into a
+temporary file next to the target and renamed over it
+(:func:`w2v.util.atomic.atomic_write`).
 """
 from __future__ import annotations
 
@@ -26,15 +33,18 @@ from typing import NamedTuple
 import numpy as np
 
 from ..util.arrays import check_finite
-from ..util.atomic import deferred_signals, fsync_dir, os_error_text, umask_mode
+from ..util.atomic import atomic_write, deferred_signals, fsync_dir, os_error_text, umask_mode
 from ..errors import FormatError, OutputError
-from .files import encode_json, load_npy, read_json, write_array
-from .vocab_tsv import check_vocab, read_vocab, vocab_bytes
+from .archive import ArchiveMembers, ArchiveWriter, is_archive
+from .files import encode_json, read_json, refuse_pickle
+from .members import MISSING, FolderMembers, FolderWriter
+from .vocab_tsv import check_vocab, vocab_bytes
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "TEMP_SUFFIX", "NativeVectors", "aside_dirs",
-           "inspect_native", "is_native_dir", "locate_model", "read_native", "temp_dirs", "write_native"]
+__all__ = ["ASIDE_SUFFIX", "NATIVE_FORMAT", "NATIVE_VERSION", "SINGLE_FILE_SUFFIX", "TEMP_SUFFIX", "NativeVectors",
+           "aside_dirs", "check_model_target", "inspect_native", "is_model_file", "is_native_dir", "locate_model",
+           "open_model", "read_native", "read_native_members", "temp_dirs", "write_native", "writes_single_file"]
 
 NATIVE_FORMAT = "w2v-native"
 NATIVE_VERSION = 1
@@ -46,6 +56,8 @@ _MODEL_FILE = "model.json"
 ASIDE_SUFFIX = ".old"
 #: suffix of the directory a save writes the new model into (see :func:`temp_dirs`)
 TEMP_SUFFIX = ".tmp"
+#: a new path with this suffix (any case) is saved as one file (see :func:`writes_single_file`)
+SINGLE_FILE_SUFFIX = ".w2v"
 
 
 class NativeVectors(NamedTuple):
@@ -59,8 +71,93 @@ class NativeVectors(NamedTuple):
     counts: np.ndarray | None
     #: the training settings of meta.json (a dict, empty when unknown)
     settings: dict
-    #: the vocabulary's file, for messages about its words
+    #: the vocabulary's file (or member), for messages about its words
     vocab_path: str
+
+
+def writes_single_file(path):
+    """Whether a model saved to ``path`` is written as one file rather than as a directory.
+
+    One file for an existing path that is not a directory (an existing
+    regular file: ``tempfile.NamedTemporaryFile``'s, or a model saved there
+    as one file; anything else there is refused by the writer) and for a new
+    path ending in :data:`SINGLE_FILE_SUFFIX` (``.w2v``, any case); a
+    directory for an existing directory, a path ending in a separator, and
+    every other new path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    bool
+    """
+    path = os.fspath(path)
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        return False
+    return os.path.lexists(path) or path.lower().endswith(SINGLE_FILE_SUFFIX)
+
+
+def is_model_file(path):
+    """Whether ``path`` is a native model saved as one file (its ``meta.json`` names the native format).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    bool
+        False for anything unreadable.
+    """
+    if not is_archive(path):
+        return False
+    try:
+        with ArchiveMembers(path) as members:
+            meta = members.read_json("meta.json", "missing")
+    except (OSError, FormatError):
+        return False
+    return isinstance(meta, dict) and meta.get("format") == NATIVE_FORMAT
+
+
+def open_model(path, full_model=False):
+    """The members of the model at ``path``: a directory's files or a single file's members.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An existing model (:func:`locate_model` finds one a killed save left).
+    full_model : bool, optional
+        A full model is asked for (``Word2Vec.load``): for the message on a pickle.
+
+    Returns
+    -------
+    w2v.formats.members.ModelMembers
+        A context manager; close it once the members are read (mapped
+        arrays stay valid).
+
+    Raises
+    ------
+    FormatError
+        ``path`` is a Python pickle (gensim's ``save``; the message says how
+        to convert it), or neither a directory nor a single-file model.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return FolderMembers(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(2, "No such file or directory", path)
+    if is_archive(path):
+        try:
+            return ArchiveMembers(path)
+        except OSError as exc:
+            raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    refuse_pickle(path, model=full_model)
+    raise FormatError(f"{path}: not a w2v model: neither a model directory nor a model saved as one file "
+                      "(a zip archive)")
 
 
 def is_native_dir(path):
@@ -82,20 +179,53 @@ def is_native_dir(path):
     return isinstance(meta, dict) and meta.get("format") == NATIVE_FORMAT
 
 
-def _check_replaceable(path, target, full_model):
-    """Refuse to write a model to ``target`` where that would lose what the user has.
+def check_model_target(path, full_model=False):
+    """Refuse, before anything is written, a ``path`` that :func:`write_native` would refuse.
 
-    An existing file, link, or directory that is neither empty nor a native
-    model is refused; so is a full model (a directory holding ``model.json``:
-    training state, output weights) when only vectors are to be written, and,
-    where ``target`` is missing, a full model that an interrupted save left
-    next to it (which :func:`locate_model` recovers, and a finished save
-    deletes).
+    Where one file is written (:func:`writes_single_file`), an existing path
+    must be a regular file (not a link) that is empty or a native model saved
+    as one file.  Where a directory is written, an existing path must be a
+    directory (not a link) that is empty or a native model.  A full model
+    (holding ``model.json``: training state, output weights) is replaced only
+    by a full model, and so is one that an interrupted save of a missing
+    directory left next to it (which :func:`locate_model` recovers).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    full_model : bool, optional
+        A full model is to be written.
+
+    Raises
+    ------
+    OutputError
+        As :func:`write_native`.
     """
+    path = os.fspath(path)
+    target = os.path.abspath(path)
     try:
-        _check_replaceable_paths(path, target, full_model)
+        if writes_single_file(path):
+            _check_replaceable_file(path, target, full_model)
+        else:
+            _check_replaceable_paths(path, target, full_model)
     except OSError as exc:     # e.g. a directory that cannot be listed
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _check_replaceable_file(path, target, full_model):
+    if not os.path.lexists(target):
+        return
+    if os.path.islink(target) or not os.path.isfile(target):
+        raise OutputError(f"cannot write {path}: it exists and is not a regular file")
+    if os.path.getsize(target) == 0:
+        return
+    if not is_model_file(target):
+        raise OutputError(f"cannot write {path}: refusing to replace a file that is not a w2v model (nor empty)")
+    if not full_model:
+        with ArchiveMembers(target) as members:
+            if members.has(_MODEL_FILE):
+                raise OutputError(f"cannot write {path}: refusing to replace a full w2v model (it holds "
+                                  f"{_MODEL_FILE}) with vectors only; write them to another file")
 
 
 def _check_replaceable_paths(path, target, full_model):
@@ -120,17 +250,20 @@ def _check_replaceable_paths(path, target, full_model):
 
 
 def write_native(path, words, vectors, counts=None, settings=None, extra=None):
-    """Write vectors in the native format (a directory), atomically.
+    """Write vectors in the native format (a directory, or one file), atomically.
 
-    The files are written into a temporary directory next to ``path``,
-    which is renamed into place; an existing native model at ``path`` is
-    replaced (other existing directories are refused, and so is a full
-    model -- one holding ``model.json`` -- unless ``extra`` writes one).
+    :func:`writes_single_file` picks the form from ``path``.  A directory's
+    files are written into a temporary directory next to ``path``, which is
+    renamed into place; one file is written into a temporary file renamed
+    over ``path``.  An existing native model of that form at ``path`` (or an
+    empty directory or file) is replaced; anything else there is refused,
+    and so is a full model -- one holding ``model.json`` -- unless ``extra``
+    writes one (:func:`check_model_target`).
 
     Parameters
     ----------
     path : str or os.PathLike
-        Target directory.
+        Target directory or file.
     words : list of str
         The words, in row order.
     vectors : numpy.ndarray
@@ -141,11 +274,14 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
     settings : dict, optional
         The training settings, stored in ``meta.json``.
     extra : callable, optional
-        ``extra(tmpdir)`` writes further files into the temporary directory
-        before it is renamed into place (used by :func:`w2v.model.persist.save_model`
-        to store a full model as a superset of the native format); they are
-        written after ``vectors.npy`` and ``vocab.tsv``, and ``meta.json`` is
-        written last, so that a copy holding ``meta.json`` is complete.
+        ``extra(writer)`` writes further members with ``writer.add_array(name,
+        array)`` and ``writer.add_bytes(name, data)`` (a
+        :class:`~w2v.formats.members.FolderWriter` or
+        :class:`~w2v.formats.archive.ArchiveWriter`) before the model is put
+        in place (used by :func:`w2v.model.persist.save_model` to store a full
+        model as a superset of the native format); they are written after
+        ``vectors.npy`` and ``vocab.tsv``, and ``meta.json`` is written last,
+        so that a copy holding ``meta.json`` is complete.
 
     Raises
     ------
@@ -156,21 +292,26 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
         than 100 levels or take more than 64 MiB; nothing is written.
     OutputError
         ``path`` cannot be written, or is an existing file or a directory
-        that is not an (empty or) native model, or a full model (holding
-        ``model.json``) that ``extra`` would not replace with one.
+        that is not an (empty or) native model of the form written, or a
+        full model (holding ``model.json``) that ``extra`` would not replace
+        with one.
     """
     path = os.fspath(path)
     target = os.path.abspath(path)
     check_vocab(words, counts, path)
     settings = json.loads(encode_json(settings or {}, path, "settings"))
-    _check_replaceable(path, target, full_model=extra is not None)
+    check_model_target(path, full_model=extra is not None)
+    if writes_single_file(path):
+        with atomic_write(path, "wb") as fh, ArchiveWriter(fh) as out:
+            _write_members(out, words, vectors, counts, settings, extra, path)
+        return
     try:
         tmp = tempfile.mkdtemp(dir=os.path.dirname(target), prefix="." + os.path.basename(target) + ".",
                                suffix=TEMP_SUFFIX)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        _write_files(tmp, words, vectors, counts, settings, extra, path)
+        _write_members(FolderWriter(tmp), words, vectors, counts, settings, extra, path)
         os.chmod(tmp, umask_mode(0o777))
         fsync_dir(tmp)
     except BaseException as exc:
@@ -180,12 +321,12 @@ def write_native(path, words, vectors, counts=None, settings=None, extra=None):
     _rename_into_place(path, tmp, target)
 
 
-def _write_files(tmp, words, vectors, counts, settings, extra, path):
-    """Write ``vectors.npy``, ``vocab.tsv``, what ``extra`` writes, and ``meta.json`` last into ``tmp``."""
-    write_array(os.path.join(tmp, "vectors.npy"), np.asarray(vectors, dtype=np.float32))
-    _write_bytes(os.path.join(tmp, "vocab.tsv"), vocab_bytes(words, counts))
+def _write_members(out, words, vectors, counts, settings, extra, path):
+    """Write ``vectors.npy``, ``vocab.tsv``, what ``extra`` writes, and ``meta.json`` last with ``out``."""
+    out.add_array("vectors.npy", np.asarray(vectors, dtype=np.float32))
+    out.add_bytes("vocab.tsv", vocab_bytes(words, counts))
     if extra is not None:
-        extra(tmp)
+        extra(out)
     meta = {
         "format": NATIVE_FORMAT,
         "version": NATIVE_VERSION,
@@ -194,14 +335,7 @@ def _write_files(tmp, words, vectors, counts, settings, extra, path):
         "settings": settings,
         "has_counts": counts is not None,
     }
-    _write_bytes(os.path.join(tmp, "meta.json"), encode_json(meta, path, "the header"))
-
-
-def _write_bytes(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    out.add_bytes("meta.json", encode_json(meta, path, "the header"))
 
 
 def _rename_into_place(path, tmp, target):
@@ -399,17 +533,17 @@ def locate_model(path, full_model=False, warn=None):
 
 
 def read_native(path, mmap=True, check_values=True):
-    """Read a native-format directory.
+    """Read a native model: a directory, or one file.
 
-    Every file is checked: ``meta.json``, the ``.npy`` header against the
-    file's size, the vectors' shape and dtype, that every value is finite
-    (in bounded blocks when memory-mapped), and ``vocab.tsv`` (non-empty
-    words; counts in ASCII digits).
+    Every file (or member) is checked: ``meta.json``, the ``.npy`` header
+    against the array's size, the vectors' shape and dtype, that every value
+    is finite (in bounded blocks when memory-mapped), and ``vocab.tsv``
+    (non-empty words; counts in ASCII digits).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The directory written by :func:`write_native`.
+        The directory or file written by :func:`write_native`.
     mmap : bool, optional
         Memory-map ``vectors.npy`` read-only instead of reading it into memory.
     check_values : bool, optional
@@ -423,31 +557,43 @@ def read_native(path, mmap=True, check_values=True):
     Raises
     ------
     FormatError
-        A file is missing, unreadable or corrupt, a vector holds NaN or
-        infinity, or the shapes of the files disagree; the message names
-        the file.
+        A file or member is missing, unreadable or corrupt, a vector holds
+        NaN or infinity, or the shapes disagree; the message names the file
+        (and the member).  A Python pickle (gensim's ``save``) is refused
+        with a message saying how to convert it.
     FileNotFoundError
         ``path`` does not exist, nor a complete copy an interrupted save left
         (:func:`locate_model`, which logs a warning naming the copy it reads).
     """
-    path = locate_model(path)
-    if not os.path.isdir(path):
-        if not os.path.exists(path):
-            raise FileNotFoundError(2, "No such file or directory", path)
-        raise FormatError(f"{path}: not a directory; a native model is a directory")
-    count, dim, settings, has_counts = _read_meta(os.path.join(path, "meta.json"))
-    vec_path = os.path.join(path, "vectors.npy")
-    vectors = _read_vectors(vec_path, count, dim, mmap)
-    vocab_path = os.path.join(path, "vocab.tsv")
-    words, counts = read_vocab(vocab_path, count)
+    with open_model(locate_model(path)) as members:
+        return read_native_members(members, mmap, check_values)
+
+
+def read_native_members(members, mmap=True, check_values=True):
+    """Read the native part of an open model (see :func:`read_native`).
+
+    Parameters
+    ----------
+    members : w2v.formats.members.ModelMembers
+        From :func:`open_model`.
+    mmap, check_values : bool, optional
+
+    Returns
+    -------
+    NativeVectors
+    """
+    count, dim, settings, has_counts = _read_meta(members)
+    vectors = _read_vectors(members, count, dim, mmap)
+    words, counts = members.read_vocab("vocab.tsv", count)
     if check_values:
-        check_finite(vectors, vec_path, words)
-    return NativeVectors(words, vectors, counts if has_counts else None, settings, vocab_path)
+        check_finite(vectors, members.label("vectors.npy"), words)
+    return NativeVectors(words, vectors, counts if has_counts else None, settings, members.label("vocab.tsv"))
 
 
-def _read_meta(meta_path):
-    """``(count, dim, settings, has_counts)`` from a native directory's ``meta.json``."""
-    meta = read_json(meta_path, "missing file (not a w2v native model directory)")
+def _read_meta(members):
+    """``(count, dim, settings, has_counts)`` from a native model's ``meta.json``."""
+    meta = members.read_json("meta.json", "missing file (not a w2v native model)")
+    meta_path = members.label("meta.json")
     if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT:
         raise FormatError(f"{meta_path}: not a w2v native model (format is not {NATIVE_FORMAT!r})")
     if meta.get("version") != NATIVE_VERSION:
@@ -461,9 +607,10 @@ def _read_meta(meta_path):
     return count, dim, settings, meta.get("has_counts", True)
 
 
-def _read_vectors(vec_path, count, dim, mmap):
+def _read_vectors(members, count, dim, mmap):
     """``vectors.npy`` as C-contiguous float32 of shape ``(count, dim)`` (mapped when ``mmap``)."""
-    vectors = load_npy(vec_path, mmap, missing="missing file (not a complete w2v native model)")
+    vec_path = members.label("vectors.npy")
+    vectors = members.load_npy("vectors.npy", mmap, missing=MISSING)
     if vectors.shape != (count, dim):
         raise FormatError(f"{vec_path}: array shape {vectors.shape} does not match meta.json ({count}, {dim})")
     if not np.issubdtype(vectors.dtype, np.floating):
@@ -475,7 +622,7 @@ def _read_vectors(vec_path, count, dim, mmap):
 
 
 def inspect_native(path):
-    """Describe a native directory (see :func:`w2v.formats.inspect`) without scanning its values.
+    """Describe a native model (see :func:`w2v.formats.inspect`) without scanning its values.
 
     Parameters
     ----------
@@ -485,8 +632,14 @@ def inspect_native(path):
     -------
     dict
         ``format`` (``'native'``), ``count``, ``dim``, ``settings``,
-        ``compression`` (None), ``path`` and ``has_counts``.
+        ``compression`` (None), ``path``, ``has_counts``, ``single_file``
+        (saved as one file) and ``full_model`` (the JSON header
+        ``model.json`` of a full model, else None).
     """
-    data = read_native(path, mmap=True, check_values=False)
+    with open_model(locate_model(path)) as members:
+        data = read_native_members(members, mmap=True, check_values=False)
+        header = members.read_json(_MODEL_FILE, "missing") if members.has(_MODEL_FILE) else None
+        single = not isinstance(members, FolderMembers)
     return {"format": "native", "count": len(data.words), "dim": int(data.vectors.shape[1]),
-            "settings": data.settings, "compression": None, "path": path, "has_counts": data.counts is not None}
+            "settings": data.settings, "compression": None, "path": path, "has_counts": data.counts is not None,
+            "single_file": single, "full_model": header if isinstance(header, dict) else None}

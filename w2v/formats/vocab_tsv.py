@@ -15,7 +15,7 @@ from ..errors import FormatError
 from .files import check_utf8, decode_utf8, read_model_file
 from .word2vec_stream import MAX_WORD
 
-__all__ = ["check_vocab", "max_vocab_bytes", "read_vocab", "vocab_bytes"]
+__all__ = ["check_vocab", "max_vocab_bytes", "parse_vocab", "read_vocab", "vocab_bytes"]
 
 _INT64_DIGITS = len(str(np.iinfo(np.int64).max))    # 19
 _DIGITS = re.compile(r"[0-9 ]*")
@@ -147,6 +147,25 @@ def read_vocab(path, count):
         ASCII digits or exceeds int64; the message names the line.
     """
     raw = read_model_file(path, "missing file (not a complete w2v native model)", limit=max_vocab_bytes(count))
+    return parse_vocab(raw, path, count)
+
+
+def parse_vocab(raw, path, count):
+    """The words and counts of the bytes ``raw`` of a ``vocab.tsv``, checked as :func:`read_vocab` checks them.
+
+    Parameters
+    ----------
+    raw : bytes
+    path : str
+        The file (or archive member), for the messages.
+    count : int
+        The words the header declares.
+
+    Returns
+    -------
+    words : list of str
+    counts : numpy.ndarray
+    """
     text = decode_utf8(raw, path)
     body = text[:-1] if text.endswith("\n") else text
     parts = body.replace("\n", "\t").split("\t") if body else []

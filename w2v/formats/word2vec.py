@@ -26,17 +26,21 @@ import numpy as np
 from ..util.checks import is_integer
 from ..util.arrays import check_finite
 from ..util.atomic import atomic_write
-from ..errors import FormatError, ParameterError
+from ..errors import FormatError, ParameterError, WordDecodeError
 from ..util.opener import compression_for_suffix, open_compressed_writer
 from . import word2vec_stream as stream
 from .word2vec_binary import read_binary_records
 from .word2vec_text import check_text_dim, read_text_records, text_sizes
 from .files import check_utf8
 
-__all__ = ["Word2VecVectors", "check_encoding", "check_limit", "check_unicode_errors", "inspect_word2vec",
-           "read_vocab_counts", "read_word2vec", "write_vocab_counts", "write_word2vec"]
+__all__ = ["FLOAT_TYPES", "Word2VecVectors", "check_datatype", "check_encoding", "check_limit", "check_unicode_errors",
+           "inspect_word2vec", "read_vocab_counts", "read_word2vec", "write_vocab_counts", "write_word2vec"]
 
 _WRITE_ROWS = 8192        # rows formatted per write call
+
+#: the types a matrix of vectors may have: float32, w2v's own (the training kernels', the native
+#: format's), and gensim's ``datatype`` choices float16 (half the memory) and float64
+FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64))
 
 # What the word2vec writers refuse inside a word: ASCII whitespace, where word2vec.c, gensim,
 # fastText and C readers (``isspace``, ``bytes.split``) end a word or a line.  Other whitespace
@@ -56,6 +60,9 @@ class Word2VecVectors(NamedTuple):
     key_to_index: dict
     #: whether the file is in the binary format (else text)
     binary: bool
+    #: the records read, duplicates included: the header's count (or the lines of a file without a
+    #: header), at most ``limit``; gensim makes up the counts ``records - row`` from it
+    records: int
 
 
 def check_limit(limit):
@@ -89,6 +96,29 @@ def check_unicode_errors(unicode_errors):
     return unicode_errors
 
 
+def check_datatype(datatype, name="datatype"):
+    """``datatype`` as a NumPy dtype: float32, float16 or float64 (:data:`FLOAT_TYPES`).
+
+    Parameters
+    ----------
+    datatype : numpy dtype or type or str
+    name : str, optional
+        What the message calls it.
+
+    Raises
+    ------
+    ParameterError
+        Any other type (integers, complex, extended precision, None, ...).
+    """
+    try:
+        dtype = None if datatype is None else np.dtype(datatype)
+    except (TypeError, ValueError):
+        dtype = None
+    if dtype is None or not any(dtype == t for t in FLOAT_TYPES):
+        raise ParameterError(f"{name} must be float32 (the default), float16 or float64, got {datatype!r}")
+    return next(t for t in FLOAT_TYPES if dtype == t)
+
+
 def check_encoding(encoding):
     """The codec name of ``encoding``, which must be ASCII-compatible (the header and separators are ASCII).
 
@@ -108,7 +138,8 @@ def check_encoding(encoding):
     return name
 
 
-def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encoding="utf-8", no_header=False):
+def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encoding="utf-8", no_header=False,
+                  datatype=np.float32):
     """Read vectors in word2vec.c's binary or text format (also fastText ``.vec``).
 
     Parameters
@@ -131,6 +162,10 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encodi
         The file is in the text format without the ``"<count> <dim>"`` line
         (GloVe's files): a first pass counts the lines and takes the dim from
         the first one.
+    datatype : numpy dtype, optional
+        The type of the matrix: float32, or float16 or float64 (gensim's
+        ``datatype``).  Binary values are read as float32 and cast; text
+        numbers are parsed as float64 and cast for float16 and float64.
 
     Returns
     -------
@@ -140,17 +175,23 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encodi
     Raises
     ------
     FormatError
-        Empty, truncated, corrupt or foreign file, or a NaN/infinite value.
+        Empty, truncated, corrupt or foreign file, or a NaN/infinite value
+        (or one beyond the range of ``datatype``).
+    WordDecodeError
+        A word is not valid in ``encoding`` with ``unicode_errors='strict'``:
+        a FormatError that is also a :class:`UnicodeDecodeError`.
     ParameterError
         ``limit`` is not a positive integer, ``unicode_errors`` is not the
         name of an error handler, ``encoding`` is not an ASCII-compatible
-        encoding, or ``no_header`` is given with ``binary=True``.
+        encoding, ``datatype`` is not float16, float32 or float64, or
+        ``no_header`` is given with ``binary=True``.
     FileNotFoundError
         ``path`` does not exist.
     """
     limit = check_limit(limit)
     check_unicode_errors(unicode_errors)
     encoding = check_encoding(encoding)
+    dtype = check_datatype(datatype)
     if no_header and binary:
         raise ParameterError("no_header: only the text format can be read without a header (binary=True given)")
     path = os.fspath(path)
@@ -163,7 +204,7 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encodi
         if no_header:
             (count, dim), binary = sizes, False
             words, vectors, key_to_index = read_text_records(reader, path, count, dim, unicode_errors, encoding,
-                                                             header_lines=0)
+                                                             header_lines=0, dtype=dtype)
         else:
             count, dim = stream.parse_header(reader, path)
             declared = count
@@ -172,10 +213,10 @@ def read_word2vec(path, binary=None, limit=None, unicode_errors="strict", encodi
             if binary is None:
                 binary = False if count == 0 else not stream.looks_text(reader, dim)
             read = read_binary_records if binary else read_text_records
-            words, vectors, key_to_index = read(reader, path, count, dim, unicode_errors, encoding)
+            words, vectors, key_to_index = read(reader, path, count, dim, unicode_errors, encoding, dtype=dtype)
         if limit is None and not no_header:
             stream.check_nothing_follows(reader, path, declared)
-    return Word2VecVectors(words, vectors, key_to_index, bool(binary))
+    return Word2VecVectors(words, vectors, key_to_index, bool(binary), count)
 
 
 def inspect_word2vec(path):
@@ -266,10 +307,11 @@ def write_word2vec(path, words, vectors, binary=True, rows=None, header_count=No
     words : list of str
         The words, in the order written.
     vectors : numpy.ndarray
-        float32, shape ``(n, dim)``.
+        float32 (or float16, float64), shape ``(n, dim)``.
     binary : bool, optional
         Binary format (little-endian float32) if True, else text with
-        ``'%.9g'`` numbers (float32 values round-trip exactly).
+        ``'%.9g'`` numbers (float32 and float16 values round-trip exactly;
+        float64 values are written with ``'%.17g'``, which round-trips them).
     rows : numpy.ndarray of int, optional
         The row of ``vectors`` of each word (by default the words' own rows);
         gathered block by block, without a copy of the matrix.
@@ -322,7 +364,7 @@ def write_word2vec(path, words, vectors, binary=True, rows=None, header_count=No
                     for k, w in enumerate(names)
                 ))
             else:
-                template = "%s" + " %.9g" * dim + "\n"
+                template = "%s" + (" %.17g" if vectors.dtype == np.float64 else " %.9g") * dim + "\n"
                 out.write("".join(template % (w, *r) for w, r in zip(names, block.tolist())).encode("utf-8"))
 
     _atomic_write(path, write, append)
@@ -367,7 +409,8 @@ def read_vocab_counts(path, unicode_errors="strict"):
             try:
                 fields = raw.decode("utf-8", unicode_errors).split()
             except UnicodeDecodeError as exc:
-                raise FormatError(f"{path}: line {line_no}: not valid UTF-8 ({exc.reason})") from None
+                raise WordDecodeError.from_error(f"{path}: line {line_no}: not valid UTF-8 ({exc.reason})",
+                                                 exc) from None
             if not fields:
                 continue
             if len(fields) != 2 or not (fields[1].isascii() and fields[1].isdigit()):

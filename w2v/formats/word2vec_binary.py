@@ -5,7 +5,7 @@ import os
 import numpy as np
 
 from ..util.arrays import first_nonfinite_row, nonfinite_error
-from ..errors import FormatError
+from ..errors import FormatError, WordDecodeError
 from ..util.opener import open_binary
 from . import word2vec_stream as stream
 
@@ -65,7 +65,7 @@ def _binary_capacity(path, count, dim):
     return min(count, max(1, (64 << 20) // (4 * dim)))
 
 
-def read_binary_records(reader, path, count, dim, unicode_errors, encoding="utf-8"):
+def read_binary_records(reader, path, count, dim, unicode_errors, encoding="utf-8", dtype=np.float32):
     """Read ``count`` binary records (word, space, ``dim`` little-endian float32, optional newline).
 
     Parameters
@@ -80,21 +80,25 @@ def read_binary_records(reader, path, count, dim, unicode_errors, encoding="utf-
         How words that are not UTF-8 are decoded.
     encoding : str, optional
         The words' encoding (an ASCII-compatible codec name).
+    dtype : numpy.dtype, optional
+        The matrix's type: the file's float32 values are cast to it
+        (float16 or float64), as gensim casts them.
 
     Returns
     -------
     words : list of str
         Duplicates dropped (the first vector of a word is kept, with a warning).
     vectors : numpy.ndarray
-        float32, C-contiguous, one row per word.
+        ``dtype``, C-contiguous, one row per word.
     key_to_index : dict
 
     Raises
     ------
     FormatError
         A truncated or corrupt record, an empty word, a word that is not
-        UTF-8 (with ``'strict'``), or a vector holding NaN or infinity; the
-        message gives the record's byte offset.
+        UTF-8 (with ``'strict'``), or a vector holding NaN or infinity (or
+        a value beyond the range of ``dtype``); the message gives the
+        record's byte offset.
     """
     vectors, raws = _read_matrix(reader, path, count, dim)
     words = _decode_words(raws, path, dim, unicode_errors, encoding)
@@ -102,6 +106,9 @@ def read_binary_records(reader, path, count, dim, unicode_errors, encoding="utf-
     bad = first_nonfinite_row(vectors)
     if bad >= 0:
         raise nonfinite_error(bad, words[bad], path, _record_place(path, bad, dim))
+    vectors, bad = stream.narrowed(vectors, dtype)
+    if bad >= 0:
+        raise stream.narrowing_error(bad, words[bad], path, _record_place(path, bad, dim), dtype)
     return _drop_duplicates(words, vectors, path)
 
 
@@ -200,11 +207,11 @@ def _decode_words(raws, path, dim, unicode_errors, encoding):
             try:
                 r.decode(encoding, unicode_errors)
             except UnicodeDecodeError as exc:
-                raise FormatError(
+                raise WordDecodeError.from_error(
                     f"{path}: {_record_place(path, row, dim)}: word is not valid {stream.encoding_label(encoding)} "
                     f"({exc.reason} at byte {exc.start} of "
                     "the word); pass unicode_errors='replace' (command line: --unicode-errors replace) "
-                    "to load it anyway"
+                    "to load it anyway", exc
                 ) from None
         raise
 

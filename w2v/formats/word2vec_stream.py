@@ -12,10 +12,11 @@ import re
 import numpy as np
 
 from ..errors import FormatError
+from ..util.arrays import first_nonfinite_row
 from ..util.opener import DECODE_ERRORS, compression_of, open_binary
 
 __all__ = ["MAX_TEXT_DIM", "MAX_WORD", "BlockReader", "check_nothing_follows", "compression", "encoding_label",
-           "least_bytes", "looks_text", "open_input", "parse_header"]
+           "least_bytes", "looks_text", "narrowed", "narrowing_error", "open_input", "parse_header"]
 
 _BLOCK = 1 << 23          # bytes read at a time from word2vec files
 _MAX_HEADER = 4096        # longest acceptable header line
@@ -33,6 +34,28 @@ MAX_TEXT_DIM = 1 << 20   # a 306 KB .txt.gz declaring dim 268,435,455 took 2.2 G
 _TEXT_VALUES = re.compile(rb"^[0-9eE+\-. naifNAIFtyTY]+$")
 _WORD_END = re.compile(rb"[ \n]")
 _NEWLINES = re.compile(rb"\n*")
+
+
+def narrowed(vectors, dtype):
+    """``vectors`` cast to ``dtype``, and the first row that the cast made infinite (-1: none).
+
+    A value beyond the range of a narrower type (float16's is +-65504)
+    becomes infinite there; the readers refuse it as they refuse infinity
+    in the file.
+    """
+    if vectors.dtype == dtype:
+        return vectors, -1
+    with np.errstate(over="ignore"):
+        out = np.ascontiguousarray(vectors, dtype=dtype)
+    if out.dtype.itemsize >= vectors.dtype.itemsize:
+        return out, -1
+    return out, first_nonfinite_row(out)
+
+
+def narrowing_error(row, word, path, where, dtype):
+    """The FormatError for a row with a value beyond the range of ``dtype`` (see :func:`narrowed`)."""
+    return FormatError(f"{path}: {where}: row {row} (word {word!r}) has a value beyond the range of "
+                       f"{np.dtype(dtype).name} (datatype={np.dtype(dtype).name})")
 
 
 def encoding_label(encoding):
@@ -231,6 +254,20 @@ def _count_fields(values):
     return int(filled[0]) + int(np.count_nonzero(filled[1:] & ~filled[:-1])) if filled.size else 0
 
 
+def _strip_end(line):
+    """``line`` without its trailing whitespace, as the text reader strips a line before splitting it.
+
+    :meth:`str.rstrip` of the UTF-8 line: ASCII whitespace (space, tab, CR,
+    VT, FF: what gensim strips from the bytes) and Unicode whitespace
+    (NO-BREAK SPACE, IDEOGRAPHIC SPACE, ...: gensim's number parsing passes
+    over it).  A line that is not UTF-8 loses its ASCII whitespace.
+    """
+    try:
+        return line.decode("utf-8").rstrip().encode("utf-8")
+    except UnicodeDecodeError:
+        return line.rstrip()
+
+
 def looks_text(reader, dim):
     """Decide text vs binary from the first record after the header, without consuming it.
 
@@ -271,7 +308,7 @@ def looks_text(reader, dim):
         line = reader.buf[reader.pos + end:reader.pos + end + (1 << 22)]
         nl = line.find(b"\n")
         return nl != -1 and _printable(line[:nl])
-    values = (rest if nl == -1 else rest[:nl]).rstrip(b"\r ")
+    values = _strip_end(rest if nl == -1 else rest[:nl])
     region = rest[:4 * dim]
     if values and _TEXT_VALUES.match(values) is not None:
         if _count_fields(values) == dim:

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ..util.arrays import first_nonfinite_row, nonfinite_error
-from ..errors import FormatError
+from ..errors import FormatError, WordDecodeError
 from . import word2vec_stream as stream
 
 logger = logging.getLogger(__name__)
@@ -27,15 +27,15 @@ def _add_word(word, key_to_index, words, path, where):
     return True
 
 
-def _parse_numbers(rests, dim):
-    """float32 array (len(rests), dim) from space-separated number strings; None if any is bad."""
+def _parse_numbers(rests, dim, dtype=np.float32):
+    """Array (len(rests), dim) of ``dtype`` from space-separated number strings; None if any is bad."""
     joined = " ".join(rests)
     if _TEXT_VALUES_STR.fullmatch(joined) is not None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 with np.errstate(over="ignore", invalid="ignore"):
-                    arr = np.fromstring(joined, dtype=np.float32, sep=" ")
+                    arr = np.fromstring(joined, dtype=dtype, sep=" ")
             if arr.size == len(rests) * dim:
                 return arr.reshape(len(rests), dim)
         except (ValueError, Warning):
@@ -45,16 +45,18 @@ def _parse_numbers(rests, dim):
         return None   # float() also takes "1_0" (10.0), non-ASCII digits and padding; strtof does not
     try:
         with np.errstate(over="ignore", invalid="ignore"):
-            arr = np.array(values, dtype=np.float32)
+            arr = np.array(values, dtype=dtype)
     except ValueError:
         return None
     return arr.reshape(len(rests), dim) if arr.size == len(rests) * dim else None
 
 
-def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_index):
-    """Parse text lines into words and a float32 block (None if no new word).
+def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_index, dtype=np.float32):
+    """Parse text lines into words and a block of ``dtype`` values (None if no new word).
 
-    ``decoding`` is ``(encoding, unicode_errors)``.
+    ``decoding`` is ``(encoding, unicode_errors)``.  The numbers are parsed
+    as float32 for float32 and as float64 (then cast) for another
+    ``dtype``, as gensim parses each number with its ``datatype``.
     """
     encoding, unicode_errors = decoding
     rests, line_of_row = [], []
@@ -63,10 +65,10 @@ def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_i
         try:
             text = raw.decode(encoding, errors=unicode_errors)
         except UnicodeDecodeError as exc:
-            raise FormatError(
+            raise WordDecodeError.from_error(
                 f"{path}: line {line_no}: not valid {stream.encoding_label(encoding)} "
                 f"({exc.reason} at byte {exc.start}); "
-                "pass unicode_errors='replace' (command line: --unicode-errors replace) to load it anyway"
+                "pass unicode_errors='replace' (command line: --unicode-errors replace) to load it anyway", exc
             ) from None
         text = text.rstrip()
         word, _, rest = text.partition(" ")
@@ -82,7 +84,7 @@ def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_i
             line_of_row.append(line_no)
     if not rests:
         return None
-    block = _parse_numbers(rests, dim)
+    block = _parse_numbers(rests, dim, np.float32 if dtype == np.float32 else np.float64)
     if block is None:
         for rest, line_no in zip(rests, line_of_row):
             for v in rest.split(" "):
@@ -93,6 +95,10 @@ def _parse_text_block(lines, first_line_no, path, dim, decoding, words, key_to_i
     if bad >= 0:
         row = len(words) - len(rests) + bad
         raise nonfinite_error(row, words[row], path, f"line {line_of_row[bad]}")
+    block, bad = stream.narrowed(block, dtype)
+    if bad >= 0:
+        row = len(words) - len(rests) + bad
+        raise stream.narrowing_error(row, words[row], path, f"line {line_of_row[bad]}", dtype)
     return block
 
 
@@ -114,8 +120,8 @@ def check_text_dim(dim, path):
                           "the text format allows (a corrupt header?)")
 
 
-def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8", header_lines=1):
-    """Read ``count`` text lines (``word v1 ... vdim``) into words and a float32 matrix.
+def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8", header_lines=1, dtype=np.float32):
+    """Read ``count`` text lines (``word v1 ... vdim``) into words and a matrix.
 
     Parameters
     ----------
@@ -132,6 +138,8 @@ def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8"
     header_lines : int, optional
         Lines before the first record (0 for a file without a header), for
         the line numbers of the messages.
+    dtype : numpy.dtype, optional
+        The matrix's type: float32, float16 or float64.
 
     Returns
     -------
@@ -143,7 +151,8 @@ def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8"
     FormatError
         A dim over :data:`~w2v.formats.word2vec_stream.MAX_TEXT_DIM`, a
         missing, overlong or malformed line, a number that does not parse, or
-        a vector holding NaN or infinity; the message gives the line number.
+        a vector holding NaN or infinity (or a value beyond the range of
+        ``dtype``); the message gives the line number.
     """
     check_text_dim(dim, path)
     words, key_to_index = [], {}
@@ -164,18 +173,18 @@ def read_text_records(reader, path, count, dim, unicode_errors, encoding="utf-8"
             )
         batch.append(line)
         if len(batch) >= 4096:
-            block = _parse_text_block(batch, batch_start, path, dim, decoding, words, key_to_index)
+            block = _parse_text_block(batch, batch_start, path, dim, decoding, words, key_to_index, dtype)
             if block is not None:
                 blocks.append(block)
             batch, batch_start = [], line_no + 1
     if batch:
-        block = _parse_text_block(batch, batch_start, path, dim, decoding, words, key_to_index)
+        block = _parse_text_block(batch, batch_start, path, dim, decoding, words, key_to_index, dtype)
         if block is not None:
             blocks.append(block)
     if blocks:
         vectors = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
     else:
-        vectors = np.empty((0, dim), dtype=np.float32)
+        vectors = np.empty((0, dim), dtype=dtype)
     return words, np.ascontiguousarray(vectors), key_to_index
 
 
@@ -218,8 +227,8 @@ def text_sizes(path, limit, decoding):
                 try:
                     fields = line.decode(*decoding).rstrip().split(" ")
                 except UnicodeDecodeError as exc:
-                    raise FormatError(f"{path}: line 1: not valid {stream.encoding_label(decoding[0])} "
-                                      f"({exc.reason} at byte {exc.start})") from None
+                    raise WordDecodeError.from_error(f"{path}: line 1: not valid {stream.encoding_label(decoding[0])} "
+                                                     f"({exc.reason} at byte {exc.start})", exc) from None
                 dim = len(fields) - 1
                 if dim < 1:
                     raise FormatError(f"{path}: line 1: expected a word and its values, found no value "

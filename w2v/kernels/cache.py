@@ -19,7 +19,9 @@ find the same cache).
 """
 import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 # the folders whose modules hold cached Numba functions: every @njit function lives in w2v.kernels
 # (tests/test_structure.py checks it; the GPU's @cuda.jit kernels are not cached)
@@ -75,8 +77,6 @@ def choose_cache_dir(folders=CACHED_FOLDERS, environ=None):
         return None
     path = user_cache_dir(env)
     if not _usable(path):
-        import shutil
-        import tempfile
 
         path = tempfile.mkdtemp(prefix="w2v-numba-cache-")
         atexit.register(shutil.rmtree, path, True)

@@ -33,6 +33,7 @@ from .block import TB, block_step, hs_targets, negative_targets, padded_targets,
 from .fastmath import exp32, log32
 from .options import INNER_OPTIONS, KERNEL_OPTIONS, MAX_SCORE, SIGMOID_CLIP
 from .prefetch import prefetch_row
+from .simd import LANES, vadd, vfma, vload, vmul, vsplat, vstore, vsum, vzero
 
 @njit(**INNER_OPTIONS)
 def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_const):
@@ -47,44 +48,52 @@ def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_cons
     the row length when the caller passes it as a compile-time constant
     (see :func:`train_sentence`), or 0 to take it from ``X``.
 
-    All three passes are register-blocked four rows at a time, so each vector
-    loaded from one row feeds four FMAs instead of one; what is left over is
-    done a row at a time.
+    The passes over the rows are written in :mod:`w2v.kernels.simd` vectors, so the
+    order of every addition is the source's: a dot product is one fused
+    multiply-add chain per lane, summed over the lanes at the end (:func:`vsum`).
+    Written as scalar loops, the order would be LLVM's, and with the row
+    length known it is not the same in every compiled copy of this function
+    (see ``docs/reproducibility.md``).  The scores and the input-row updates
+    are blocked four output rows at a time, so each vector loaded from an input row
+    feeds four FMAs instead of one; what is left over is done a row at a time.
     """
-    # blocking: the three passes unrolled four rows at a time, each with its one-row remainder loop
+    # blocking: the scores and the input-row updates four output rows at a time, each with a one-row remainder
     dim = dim_const if dim_const > 0 else X.shape[1]
     m = nx * nt
     one = np.float32(1.0)
     # 1. scores F[c, t] = X[c] . out[targets[t]], stored flat in G[:m]
     for c in range(nx):
+        x_row = X[c]
         t = 0
         while t + 4 <= nt:
             o0 = weight_row(out, hot, nhot, targets[t])
             o1 = weight_row(out, hot, nhot, targets[t + 1])
             o2 = weight_row(out, hot, nhot, targets[t + 2])
             o3 = weight_row(out, hot, nhot, targets[t + 3])
-            f0 = np.float32(0.0)
-            f1 = np.float32(0.0)
-            f2 = np.float32(0.0)
-            f3 = np.float32(0.0)
-            for d in range(dim):
-                x = X[c, d]
-                f0 += x * o0[d]
-                f1 += x * o1[d]
-                f2 += x * o2[d]
-                f3 += x * o3[d]
+            f0 = vzero()
+            f1 = vzero()
+            f2 = vzero()
+            f3 = vzero()
+            for d in range(0, dim, LANES):
+                n = dim - d
+                x = vload(x_row, d, n)
+                f0 = vfma(x, vload(o0, d, n), f0)
+                f1 = vfma(x, vload(o1, d, n), f1)
+                f2 = vfma(x, vload(o2, d, n), f2)
+                f3 = vfma(x, vload(o3, d, n), f3)
             k = c * nt + t
-            G[k] = f0
-            G[k + 1] = f1
-            G[k + 2] = f2
-            G[k + 3] = f3
+            G[k] = vsum(f0)
+            G[k + 1] = vsum(f1)
+            G[k + 2] = vsum(f2)
+            G[k + 3] = vsum(f3)
             t += 4
         while t < nt:
             o0 = weight_row(out, hot, nhot, targets[t])
-            f0 = np.float32(0.0)
-            for d in range(dim):
-                f0 += X[c, d] * o0[d]
-            G[c * nt + t] = f0
+            f0 = vzero()
+            for d in range(0, dim, LANES):
+                n = dim - d
+                f0 = vfma(vload(x_row, d, n), vload(o0, d, n), f0)
+            G[c * nt + t] = vsum(f0)
             t += 1
         for t in range(nt):
             G[m + c * nt + t] = labels[t]
@@ -102,6 +111,7 @@ def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_cons
         loss += log32(one_e) + (one - lab) * f
     # 3a. dX[c] += sum_t G[c, t] out[targets[t]]   (reads the old output rows)
     for c in range(nx):
+        dx_row = dX[c]
         t = 0
         while t + 4 <= nt:
             k = c * nt + t
@@ -109,36 +119,32 @@ def sgd_block(X, nx, out, hot, nhot, targets, labels, nt, alpha, dX, G, dim_cons
             o1 = weight_row(out, hot, nhot, targets[t + 1])
             o2 = weight_row(out, hot, nhot, targets[t + 2])
             o3 = weight_row(out, hot, nhot, targets[t + 3])
-            g0 = G[k]
-            g1 = G[k + 1]
-            g2 = G[k + 2]
-            g3 = G[k + 3]
-            for d in range(dim):
-                dX[c, d] += g0 * o0[d] + g1 * o1[d] + g2 * o2[d] + g3 * o3[d]
+            g0 = vsplat(G[k])
+            g1 = vsplat(G[k + 1])
+            g2 = vsplat(G[k + 2])
+            g3 = vsplat(G[k + 3])
+            for d in range(0, dim, LANES):
+                n = dim - d
+                u = vfma(g3, vload(o3, d, n), vfma(g2, vload(o2, d, n),
+                                                 vfma(g1, vload(o1, d, n), vmul(g0, vload(o0, d, n)))))
+                vstore(dx_row, d, n, vadd(vload(dx_row, d, n), u))
             t += 4
         while t < nt:
-            g0 = G[c * nt + t]
+            g0 = vsplat(G[c * nt + t])
             o0 = weight_row(out, hot, nhot, targets[t])
-            for d in range(dim):
-                dX[c, d] += g0 * o0[d]
+            for d in range(0, dim, LANES):
+                n = dim - d
+                vstore(dx_row, d, n, vfma(g0, vload(o0, d, n), vload(dx_row, d, n)))
             t += 1
     # 3b. out[targets[t]] += sum_c G[c, t] X[c]   (repeated targets add up)
     for t in range(nt):
         row = weight_row(out, hot, nhot, targets[t])
-        c = 0
-        while c + 4 <= nx:
-            g0 = G[c * nt + t]
-            g1 = G[(c + 1) * nt + t]
-            g2 = G[(c + 2) * nt + t]
-            g3 = G[(c + 3) * nt + t]
-            for d in range(dim):
-                row[d] += g0 * X[c, d] + g1 * X[c + 1, d] + g2 * X[c + 2, d] + g3 * X[c + 3, d]
-            c += 4
-        while c < nx:
-            g0 = G[c * nt + t]
-            for d in range(dim):
-                row[d] += g0 * X[c, d]
-            c += 1
+        for c in range(nx):
+            g0 = vsplat(G[c * nt + t])
+            x_row = X[c]
+            for d in range(0, dim, LANES):
+                n = dim - d
+                vstore(row, d, n, vfma(g0, vload(x_row, d, n), vload(row, d, n)))
     return np.float64(loss)
 
 
@@ -250,11 +256,14 @@ def _prefetch_weight_row(rows, hot, nhot, r, dim):
 # Row length compiled as a constant.  Numba compiles a separate version of a
 # function for each literal argument value, so calling the word loops with
 # this constant gives LLVM a known trip count for every loop over a row (no
-# run-time trip-count checks, the 100 = 3 x 32 + 4 split and the row
-# prefetches fixed at compile time).  100 is the default of gensim, word2vec.c
+# run-time trip-count checks, the split of a row into whole vectors and a tail
+# and the row prefetches fixed at compile time).  100 is the default of gensim, word2vec.c
 # and w2v; every other length takes the general version.  Each
 # specialization costs one more compilation of the kernel (cached on disk),
-# so there is only one.
+# so there is only one.  A loop over a row unrolled completely is where LLVM
+# would reorder a float sum when it optimizes a copy of the function again:
+# the sums over a row are written in w2v.kernels.simd vectors (sgd_block,
+# w2v.kernels.block), whose order no optimization changes.
 SPECIALIZED_DIM = 100
 
 

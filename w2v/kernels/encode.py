@@ -9,12 +9,13 @@ from numba import njit
 
 OPTIONS = dict(nogil=True, cache=True, error_model="numpy", boundscheck=False)
 
-SENTINEL = -1   # w2v.text.scanning.SENTINEL
+SENTINEL = -1   # w2v.text.encoded.SENTINEL
 OUTSIDE = -2    # a word outside the vocabulary, in the look-up table
+UNLISTED = -2   # w2v.text.encoded.UNLISTED: a provisional id of a word a spilled scan did not list
 
 
 @njit(**OPTIONS)
-def remap_block(ids, table, after_sentinel, out):
+def remap_block(ids, table, after_sentinel, out, drop_unlisted=False):
     """Final ids of a block of provisional ids.
 
     Parameters
@@ -29,11 +30,15 @@ def remap_block(ids, table, after_sentinel, out):
     out : int32[:]
         At least ``ids.size`` long (may be ``ids`` itself: the write position
         never passes the read position).
+    drop_unlisted : bool
+        Drop ``-2`` (a word that a scan which spilled its counts did not
+        list) as a word outside the vocabulary, instead of refusing it.
 
     Returns
     -------
     int
         Ids written, or ``-1`` if an id is outside ``[-1, table.size - 2]``
+        (``[-2, ...]`` with ``drop_unlisted``)
         (nothing is read out of bounds; ``out`` is then partly written).
     """
     n = 0
@@ -41,6 +46,8 @@ def remap_block(ids, table, after_sentinel, out):
     prev_sentinel = after_sentinel
     for k in range(ids.size):
         i = ids[k]
+        if i == UNLISTED and drop_unlisted:
+            continue
         if i < -1 or i >= top:
             return -1
         new = table[i + 1]

@@ -5,7 +5,7 @@ cost more than the dot products they follow.  These versions use only
 multiply, add, divide, floor, select and integer/float bit casts, so a loop
 over a block of scores compiles to AVX2/AVX-512 code.  Accuracy is a few
 float32 ulps over the ranges the kernels use (checked in
-``tests/test_kernels.py`` against NumPy).
+``tests/kernels/test_cpu.py`` against NumPy).
 """
 import numpy as np
 from llvmlite import ir

@@ -2,8 +2,12 @@
 import numpy as np
 
 # Explicit compilation options: no GIL (Python threads run kernels in
-# parallel), fastmath so that LLVM vectorizes reductions (dot products) with
-# FMA, cached on disk so only the first run pays compilation.
+# parallel), fastmath so that LLVM vectorizes reductions (the loss over a
+# step's scores) and fuses multiply-adds, cached on disk so only the first run
+# pays compilation.  fastmath also lets LLVM reorder a sum each time it
+# optimizes a function, and the run that compiles the kernels runs other
+# compiled copies of them than the runs that load them from the cache: sums over
+# a row are written in w2v.kernels.simd vectors (docs/reproducibility.md).
 KERNEL_OPTIONS = dict(nogil=True, fastmath=True, cache=True, error_model="numpy", boundscheck=False)
 # Functions that allocate nothing are compiled without Numba's reference
 # counting (the private but long-standing ``_nrt=False`` flag).  With it,

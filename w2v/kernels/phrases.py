@@ -143,7 +143,7 @@ def fill_filter(table, bits):
 
 @njit(**OPTIONS)
 def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run_at, use_runs, cross_lines, chunk,
-                max_run, part, nparts, table, fill, limit, unigram, state):
+                max_run, part, nparts, table, fill, limit, unigram, state, vocab_limit, vocab):
     """Count the unigrams and pairs of ``ids[first:cut]`` that partition ``part`` of ``nparts`` owns.
 
     Parameters
@@ -167,11 +167,20 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
         Counts per model token; partition 0 counts them.
     state : int64[3]
         ``(start, tokens of the line so far, run length)``, updated.
+    vocab_limit : int
+        gensim's ``max_vocab_size`` (``-1``: none; only with one partition): when a sentence
+        ends with more words (connectors excepted) and pairs held than that, the kernel sets
+        ``vocab[1]`` and returns the position after the sentence (the caller prunes and goes on
+        from there).  A sentence is what gensim reads: every sentence of Python sentences
+        (``chunk`` 0), empty ones included; each piece of a line of a file that is not empty.
+    vocab : int64[2]
+        ``(words held, prune requested)``: partition 0 counts a word that is not a connector
+        when its count leaves 0.
 
     Returns
     -------
     int
-        ``cut``, or the position where the table filled up.
+        ``cut``, or the position where the table filled up or a prune is requested.
     """
     # blocking: the state machine, the prefetch of a later pair's slot and the insertion share one loop
     slots = table.shape[0]
@@ -180,6 +189,7 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
     pos = state[1]
     run_len = state[2]
     used = fill[0]
+    held = vocab[0]
     done = cut
     for i in range(first, cut):
         if used >= limit:
@@ -197,20 +207,32 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
                     prefetch_row(table, home_slot(h, slots), table.shape[1])   # a slot may straddle two lines
         t = ids[i]
         if t < 0:
+            ended = pos > 0 or chunk == 0   # a sentence gensim reads ends here
             if not cross_lines:
                 start = -1
                 run_len = 0
             pos = 0
+            if vocab_limit >= 0 and ended and held + used > vocab_limit:
+                vocab[1] = 1
+                done = i + 1
+                break
             continue
         if chunk > 0 and pos == chunk:
             start = -1
             run_len = 0
             pos = 0
+            if vocab_limit >= 0 and held + used > vocab_limit:
+                vocab[1] = 1
+                done = i
+                break
         pos += 1
         k = np.int64(model_id(t, n_ident, key_extra))
+        connector = use_runs and is_connector(t, n_ident, conn_model, conn_extra)
         if part == 0:
+            if unigram[k] == 0 and not connector:
+                held += 1
             unigram[k] += 1
-        if use_runs and is_connector(t, n_ident, conn_model, conn_extra):
+        if connector:
             if start >= 0:
                 run_len += 1
                 if run_len > max_run:
@@ -234,6 +256,8 @@ def count_pairs(ids, first, cut, n_ident, key_extra, conn_model, conn_extra, run
     state[1] = pos
     state[2] = run_len
     fill[0] = used
+    if part == 0:
+        vocab[0] = held
     return done
 
 

@@ -10,6 +10,15 @@ past (see :mod:`w2v.kernels.block`).  These intrinsics let a kernel say so:
 beyond the row), ``vfma``, ``vadd``, ``vsplat`` and ``vsum`` compute.
 A vector is an SSA value, so LLVM keeps it in a register (one zmm register on
 AVX-512, two ymm on AVX2; other targets split it as they must).
+
+The order of the arithmetic is the kernel's: ``vfma`` is ``llvm.fmuladd``, and
+``vadd`` and ``vmul`` carry no fast-math flag but ``nnan`` (even in a function
+compiled with ``fastmath``), so no LLVM pass reorders or fuses them;
+``vsum`` is one reduction, whose order the code generator fixes.  A function
+may be optimized more than once (on its own, and again as a copy in each
+caller's module), and Numba runs one or the other depending on whether the
+process compiled the kernels or loaded them from the cache: what LLVM is free
+to reorder can differ between the two (``docs/reproducibility.md``).
 """
 from llvmlite import ir
 from numba import types
@@ -19,6 +28,10 @@ from numba.extending import intrinsic, models, register_model
 LANES = 16
 _VEC = ir.VectorType(ir.FloatType(), LANES)
 _FAST = ("fast",)
+# vadd's and vmul's only flag: results are not NaN.  Numba's fastmath gives every float instruction
+# without flags all of them (reassociation included); one that has a flag keeps its own, and
+# "nnan" changes no result that is a number.
+_IN_ORDER = ("nnan",)
 
 
 class Float32Vector(types.Type):
@@ -159,7 +172,7 @@ def vadd(typingctx, a, b):
         return None
 
     def codegen(context, builder, signature, args):
-        return builder.fadd(args[0], args[1], flags=_FAST)
+        return builder.fadd(args[0], args[1], flags=_IN_ORDER)
 
     return float32xN(a, b), codegen
 
@@ -171,14 +184,14 @@ def vmul(typingctx, a, b):
         return None
 
     def codegen(context, builder, signature, args):
-        return builder.fmul(args[0], args[1], flags=_FAST)
+        return builder.fmul(args[0], args[1], flags=_IN_ORDER)
 
     return float32xN(a, b), codegen
 
 
 @intrinsic
 def vsum(typingctx, a):
-    """The sum of the lanes of ``a`` (a float32; the order of the additions is LLVM's)."""
+    """The sum of the lanes of ``a`` (a float32, added as a tree in the order the code generator fixes)."""
     if a != float32xN:
         return None
 

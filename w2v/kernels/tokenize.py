@@ -404,41 +404,93 @@ class TokenItems:
 
 
 class ByteVocabulary:
-    """The growing arrays of :func:`count_tokens`, resized in Python between calls."""
+    """The growing arrays of :func:`count_tokens`, resized in Python between calls.
 
-    def __init__(self, capacity=1 << 15):
+    Parameters
+    ----------
+    capacity : int
+        Words the first arrays hold.
+    limit : int, optional
+        Bytes the arrays may take in all, counting both the old and the new
+        array while one grows (default: no limit).  The first arrays are
+        made small enough to fit; :meth:`grow` refuses to pass it, and
+        :meth:`count` then calls its ``on_full`` (which empties the
+        vocabulary: :meth:`reset`).
+    """
+
+    MIN_CAPACITY = 1 << 6
+    ARENA_BYTES = 1 << 20      # the first arena (at most a quarter of the limit)
+
+    def __init__(self, capacity=1 << 15, limit=None):
+        arena = self.ARENA_BYTES
+        if limit is not None:
+            arena = max(64, min(arena, limit // 4))
+            while capacity > self.MIN_CAPACITY and 40 * capacity + arena > limit:
+                capacity //= 2
+        self.limit = limit
         self.table = np.full(2 * capacity, -1, np.int64)
         self.words_meta = np.zeros((capacity, 2), np.int64)
         self.counts = np.zeros(capacity, np.int64)
-        self.arena = np.zeros(1 << 20, np.uint8)
+        self.arena = np.zeros(arena, np.uint8)
         self.state = np.zeros(3, np.int64)   # words, arena bytes, newlines
 
     @property
     def size(self):
         return int(self.state[0])
 
-    def grow(self, pending):
+    @property
+    def allocated(self):
+        """Bytes of the arrays."""
+        return self.table.nbytes + self.words_meta.nbytes + self.counts.nbytes + self.arena.nbytes
+
+    def grow(self, pending, force=False):
         """Double whatever :func:`count_tokens` found full; the arena gets room for
-        ``pending`` more bytes (any one token fits)."""
+        ``pending`` more bytes (any one token fits).  Return whether it grew: not
+        when the new arrays and the old ones would pass the limit (unless ``force``)."""
         nw, used = int(self.state[0]), int(self.state[1])
-        if nw >= self.words_meta.shape[0]:
+        more_words = nw >= self.words_meta.shape[0]
+        more_slots = 4 * (nw + 1) > self.table.size
+        more_bytes = used + pending + 1 > self.arena.size
+        arena_size = max(2 * self.arena.size, used + pending + 1) if more_bytes else self.arena.size
+        if self.limit is not None and not force:
+            # the new arrays while the old ones are still there (the old table is freed first)
+            new = (48 * self.counts.size if more_words else 0) + (8 * self.table.size if more_slots else 0) \
+                + (arena_size if more_bytes else 0)
+            if self.allocated + new > self.limit:
+                return False
+        if more_words:
             meta = np.zeros((2 * self.words_meta.shape[0], 2), np.int64)
             meta[:nw] = self.words_meta[:nw]
             self.words_meta = meta
             counts = np.zeros(meta.shape[0], np.int64)
             counts[:nw] = self.counts[:nw]
             self.counts = counts
-        if 4 * (nw + 1) > self.table.size:
-            self.table = np.full(2 * self.table.size, -1, np.int64)
+        if more_slots:
+            size = 2 * self.table.size
+            self.table = None   # the old table is not needed to build the new one
+            self.table = np.full(size, -1, np.int64)
             rebuild_table(self.table, self.words_meta, self.arena, nw)
-        if used + pending + 1 > self.arena.size:
-            arena = np.zeros(max(2 * self.arena.size, used + pending + 1), np.uint8)
+        if more_bytes:
+            arena = np.zeros(arena_size, np.uint8)
             arena[:used] = self.arena[:used]
             self.arena = arena
+        return True
 
-    def count(self, buf, items, n_items):
+    def reset(self):
+        """Empty the vocabulary, keeping its arrays (and the count of newlines seen)."""
+        self.table.fill(-1)
+        self.state[0] = 0
+        self.state[1] = 0
+
+    def count(self, buf, items, n_items, on_full=None):
         """Count all ``n_items`` of ``items`` (see :func:`count_tokens`), growing as
-        needed; the ids land in ``items.ids``.  Return ``(written, newlines)``."""
+        needed; the ids land in ``items.ids``.  Return ``(written, newlines)``.
+
+        When the arrays cannot grow within the limit, ``on_full(written)`` is
+        called with the ids written so far and must empty the vocabulary
+        (:meth:`reset`); the items after go on in the emptied one.  Without
+        ``on_full``, or when even the emptied arrays are too small for the next
+        token, they grow past the limit."""
         lines_before = int(self.state[2])
         done = 0
         written = 0
@@ -449,7 +501,13 @@ class ByteVocabulary:
             written += w
             if done == n_items:
                 return written, int(self.state[2]) - lines_before
-            self.grow(int(items.lens[done]))
+            pending = int(items.lens[done])
+            if self.grow(pending):
+                continue
+            if on_full is None or self.size == 0:
+                self.grow(pending, force=True)
+            else:
+                on_full(written)
 
     def count_sentences(self, buf, items, sentence_lens, out):
         """:func:`count_sentences` of ``buf`` (the tokens of sentences of ``sentence_lens`` tokens,

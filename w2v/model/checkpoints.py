@@ -162,7 +162,7 @@ class Checkpointer:
             self.progress.exclude(stall)
 
     def _write(self, snapshot, where):
-        from .persist import save_model
+        from .persist import save_model   # start-up: imported by the CLI; persist loads Numba (+0.5 s)
 
         t = time.perf_counter()
         try:

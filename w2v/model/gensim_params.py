@@ -1,8 +1,11 @@
 """``Word2Vec(...)``'s parameters: gensim 4's, in gensim's order, and w2v's own names after them.
 
 :func:`constructor_arguments` turns a call into :class:`w2v.settings.Settings`
-fields and the gensim options that are not settings.  The rule that picks
-the defaults (docs/gensim.md):
+fields and the gensim options that are not settings.  The settings' gensim
+names, defaults and value mappings come from the table of :mod:`w2v.settings`
+(each field's :class:`~w2v.settings.GensimName`); gensim's parameters that
+are no setting (``sentences``, ``hashfxn``, ``trim_rule``...) are kept here.
+The rule that picks the defaults (docs/gensim.md):
 
 * **gensim mode**: the call gives any positional argument or any name that
   only gensim has (:data:`GENSIM_ONLY`: ``sentences``, ``corpus_file``,
@@ -24,36 +27,48 @@ import inspect
 import numbers
 
 from ..util.checks import is_integer
-from ..text.encoded import DEFAULT_MEMORY_BUDGET
+from ..settings import GENSIM_WORKERS, SPECS
 from ..errors import ParameterError
 
-__all__ = ["GENSIM_ONLY", "SHARED", "GensimOptions", "constructor_signature", "constructor_arguments"]
+__all__ = ["GENSIM_ONLY", "GENSIM_ORDER", "GENSIM_WORKERS", "OPTION_DEFAULTS", "SHARED", "GensimOptions",
+           "constructor_signature", "constructor_arguments"]
 
-
-def _parameters(self, sentences=None, corpus_file=None, vector_size=100, alpha=0.025, window=5, min_count=5,
-                max_vocab_size=None, sample=1e-3, seed=1, workers=None, min_alpha=0.0001, sg=None, hs=0, negative=5,
-                ns_exponent=0.75, cbow_mean=1, hashfxn=hash, epochs=5, null_word=0, trim_rule=None, sorted_vocab=1,
-                batch_words=10000, compute_loss=False, callbacks=(), comment=None, max_final_vocab=None,
-                shrink_windows=True, *, model=None, dim=None, threads=None, exact=False, max_sentence_length=10000,
-                tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET, device="cpu",
-                deterministic=False, lanes=8, round_words=None):
-    """The signature of ``Word2Vec.__init__`` (only its parameters are used)."""
-
-
-_SIGNATURE = inspect.signature(_parameters)
-
-#: names only gensim's Word2Vec takes: any of them given picks gensim mode
-GENSIM_ONLY = ("sentences", "corpus_file", "vector_size", "workers", "sg", "hashfxn", "null_word", "trim_rule",
-               "sorted_vocab", "batch_words", "compute_loss", "callbacks", "comment", "max_final_vocab",
-               "shrink_windows")
+#: gensim 4's parameters of ``Word2Vec(...)``, in its order: the settings' gensim names among its own
+GENSIM_ORDER = ("sentences", "corpus_file", "vector_size", "alpha", "window", "min_count", "max_vocab_size", "sample",
+                "seed", "workers", "min_alpha", "sg", "hs", "negative", "ns_exponent", "cbow_mean", "hashfxn", "epochs",
+                "null_word", "trim_rule", "sorted_vocab", "batch_words", "compute_loss", "callbacks", "comment",
+                "max_final_vocab", "shrink_windows")
+#: gensim's parameters that are no setting, and their defaults (gensim's)
+OPTION_DEFAULTS = {"sentences": None, "corpus_file": None, "hashfxn": hash, "null_word": 0, "trim_rule": None,
+                   "sorted_vocab": 1, "batch_words": 10000, "compute_loss": False, "callbacks": (), "comment": None,
+                   "max_final_vocab": None, "shrink_windows": True}
+#: each setting's gensim parameter, by field
+_GENSIM = {field: spec.gensim for field, spec in SPECS.items() if spec.gensim is not None}
 #: names of both, with the same meaning: Settings fields as they are
-SHARED = ("alpha", "window", "min_count", "max_vocab_size", "sample", "seed", "min_alpha", "hs", "negative",
-          "ns_exponent", "cbow_mean", "epochs")
-_W2V_ONLY = ("model", "dim", "threads", "exact", "max_sentence_length", "tokenizer", "lowercase", "memory_budget",
-             "device", "deterministic", "lanes", "round_words")
-_COUNTERPARTS = (("vector_size", "dim"), ("workers", "threads"), ("sg", "model"))
-_FLAGS = ("hs", "cbow_mean")
-GENSIM_WORKERS = 3
+SHARED = tuple(name for name in GENSIM_ORDER if name in _GENSIM and _GENSIM[name].name == name)
+#: names only gensim's Word2Vec takes: any of them given picks gensim mode
+GENSIM_ONLY = tuple(name for name in GENSIM_ORDER if name not in SHARED)
+#: gensim's name and w2v's of the settings that have both, in gensim's order
+_COUNTERPARTS = tuple((name, field) for name in GENSIM_ORDER
+                      for field, g in _GENSIM.items() if g.name == name != field)
+#: w2v's names (keyword-only): the settings gensim has no name for, or another name
+_W2V_ONLY = tuple(field for field in SPECS if field not in SHARED)
+
+
+def _signature():
+    """The signature of ``Word2Vec.__init__``: gensim's parameters with gensim's defaults, then w2v's
+    keyword-only names (``None`` where gensim's counterpart may be given instead)."""
+    by_name = {g.name: SPECS[field].gensim_default for field, g in _GENSIM.items()}
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter("self", positional)]
+    params += [inspect.Parameter(name, positional, default=OPTION_DEFAULTS[name] if name in OPTION_DEFAULTS
+                                 else by_name[name]) for name in GENSIM_ORDER]
+    params += [inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY,
+                                 default=None if field in _GENSIM else SPECS[field].default) for field in _W2V_ONLY]
+    return inspect.Signature(params)
+
+
+_SIGNATURE = _signature()
 
 
 @dataclasses.dataclass
@@ -84,14 +99,6 @@ class GensimOptions:
 def constructor_signature():
     """The signature ``inspect.signature(Word2Vec)`` shows: gensim's parameters, then w2v's keyword-only ones."""
     return _SIGNATURE
-
-
-def _flag(name, value):
-    """gensim's 0/1 flags (``hs``, ``cbow_mean``) as the bools of Settings (anything else is left for
-    validation to refuse)."""
-    if name in _FLAGS and is_integer(value) and value in (0, 1):
-        return bool(value)
-    return value
 
 
 def _refuse_unsupported(args):
@@ -142,17 +149,11 @@ def constructor_arguments(args, kwargs):
         if theirs in given and ours in given and a[theirs] is not None and a[ours] is not None:
             raise ParameterError(f"give {theirs} (gensim's name) or {ours} (w2v's), not both")
     _refuse_unsupported(a)
-    settings = {name: _flag(name, a[name]) for name in SHARED if name in given}
+    settings = {name: _GENSIM[name].to_field(a[name]) for name in SHARED if name in given}
     settings.update({name: a[name] for name in _W2V_ONLY if name in given})
-    if gensim_mode:
-        if "dim" not in settings:
-            settings["dim"] = a["vector_size"]
-        if "threads" not in settings:
-            settings["threads"] = GENSIM_WORKERS if a["workers"] is None else a["workers"]
-        if "model" not in settings:
-            settings["model"] = "sg" if a["sg"] else "cbow"
-        settings.setdefault("cbow_mean", _flag("cbow_mean", a["cbow_mean"]))
-        settings.setdefault("hs", _flag("hs", a["hs"]))
+    if gensim_mode:   # gensim's defaults, through gensim's names, where w2v's name is not given
+        for field, g in _GENSIM.items():
+            settings.setdefault(field, g.to_field(a[g.name]))
     if a["sentences"] is not None and a["corpus_file"] is not None:
         raise ParameterError("give sentences or corpus_file, not both")
     options = GensimOptions(gensim_mode, a["sentences"], a["corpus_file"], a["trim_rule"], tuple(a["callbacks"] or ()),

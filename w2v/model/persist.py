@@ -1,8 +1,11 @@
 """Full models: save and load every training array and the state of the latest run.
 
-A saved model is a directory that is a superset of the native vectors format
-(:func:`w2v.vectors.keyed.save_native`), so ``w2v.load(dir)`` (and every ``w2v``
-command that takes a MODEL) reads its input vectors as is::
+A saved model is a superset of the native vectors format
+(:func:`w2v.vectors.keyed.save_native`), so ``w2v.load(path)`` (and every ``w2v``
+command that takes a MODEL) reads its input vectors as is.  Like the native
+format it is a directory or one file (an aligned, uncompressed zip archive of
+the same files, :mod:`w2v.formats.archive`; :func:`w2v.formats.writes_single_file`
+picks the form from the path), holding::
 
     meta.json             native header ("format": "w2v-native"), vocabulary size, dim
     vectors.npy           syn0, the input vectors (float32, V x dim)
@@ -17,11 +20,11 @@ command that takes a MODEL) reads its input vectors as is::
     rng_state.npy         uint64 (threads x 1): the workers' random states, for exact resumption
 
 Every array is a plain ``.npy`` file read back with ``allow_pickle=False``;
-nothing is pickled.  The directory is written into a temporary directory next
-to the target and renamed into place (an existing model there is replaced),
-so a reader (or a resumed run) sees the previous model or the new one, never
-a mix.  ``model.json`` is written after the arrays, and the native header
-``meta.json`` last of all.
+nothing is pickled.  The model is written into a temporary directory (or
+file) next to the target and renamed into place (an existing model there is
+replaced), so a reader (or a resumed run) sees the previous model or the new
+one, never a mix.  ``model.json`` is written after the arrays, and the native
+header ``meta.json`` last of all.
 
 ``training`` in ``model.json`` records the latest run: ``epochs`` planned,
 ``epochs_done``, and the length of the encoded corpus (``corpus_length``) with
@@ -36,17 +39,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import warnings
 
 import numpy as np
 
 from .. import __version__
 from ..util.arrays import check_finite
+from ..util.caller_warnings import warn
 from ..errors import FormatError, ParameterError, ResumeWarning, VocabularyError
-from ..formats import encode_json, locate_model, read_array, read_json, write_array
+from ..formats import encode_json, locate_model, open_model, read_native_members, writes_single_file
 from ..training.sampling import MAX_HUFFMAN_TOTAL, HuffmanTree
 from ..settings import Settings
-from ..vectors.keyed import load_native, save_native
+from ..vectors.keyed import save_native
 from ..text.vocab import Vocab
 
 logger = logging.getLogger(__name__)
@@ -60,6 +63,11 @@ MAX_TICKS = 100_000   # progress ticks in training.progress (a run records about
 
 
 # --------------------------------------------------------------------------- save
+def _member_label(path, name):
+    """How messages name the file ``name`` of the model to be saved at ``path``."""
+    return f"{os.fspath(path)}[{name}]" if writes_single_file(path) else os.path.join(path, name)
+
+
 def _check_arrays_to_save(model, arrays, path):
     """Refuse what :func:`load_model` would reject: weights of the wrong shape (replaced by hand),
     random states not one per thread, NaN or infinite weights (a diverged run)."""
@@ -77,34 +85,22 @@ def _check_arrays_to_save(model, arrays, path):
     rng = arrays.get("rng_state")
     if rng is not None and (rng.ndim != 2 or rng.shape[1] != 1):
         raise ParameterError(f"cannot save: random states of shape {rng.shape}, expected (threads, 1)")
-    check_finite(syn0, os.path.join(path, "vectors.npy"), model.vocab.words)
-    check_finite(arrays["syn1neg"], os.path.join(path, "syn1neg.npy"),
+    check_finite(syn0, _member_label(path, "vectors.npy"), model.vocab.words)
+    check_finite(arrays["syn1neg"], _member_label(path, "syn1neg.npy"),
                  model.vocab.words if s.negative > 0 else None)
-    check_finite(arrays["syn1"], os.path.join(path, "syn1.npy"))
+    check_finite(arrays["syn1"], _member_label(path, "syn1.npy"))
 
 
 def save_model(model, path):
-    """Write the full model to the directory ``path``, atomically (see the module docstring).
+    """Write the full model to ``path`` (a directory, or one file), atomically (see the module docstring).
 
     Raises
     ------
     VocabularyError
         The model has no vocabulary yet.
     ParameterError
-        A setting changed by hand is invalid, or changes ``dim``, ``model``
-        or ``hs`` of the weights (as :meth:`~w2v.model.word2vec.Word2Vec.train`
-        refuses it), or a weight matrix or the random states have the
-        wrong shape: nothing is written that :func:`load_model` would reject.
-
-    Notes
-    -----
-    Saving changes nothing in the model but its cached vectors: settings
-    changed by hand are checked (:meth:`~w2v.model.word2vec.Word2Vec.check_settings`)
-    and written as they are, but the sampling tables are not rebuilt here
-    (they are not saved: :func:`load_model` builds them from the saved
-    settings, and the next ``train`` rebuilds them); the cached
-    :attr:`~w2v.model.word2vec.Word2Vec.wv` is dropped when it holds other settings,
-    so that the native header records the saved ones.
+        A weight matrix or the random states have the wrong shape (replaced
+        by hand): nothing is written that :func:`load_model` would reject.
     FormatError
         A weight is NaN or infinite (a diverged run); the message names the
         file it would be written to.  Otherwise as
@@ -115,7 +111,6 @@ def save_model(model, path):
 
     if model.vocab is None or model.syn0 is None:
         raise VocabularyError("model has no vocabulary yet: nothing to save")
-    model.check_settings()   # settings changed by hand (m.settings.dim = ...), as train() refuses them
     s = model.settings
     v, dim = len(model.vocab), s.dim
     arrays = {"syn1neg": np.asarray(model.syn1neg, np.float32), "syn1": np.asarray(model.syn1, np.float32)}
@@ -144,25 +139,22 @@ def save_model(model, path):
     # pass validation) are written as numbers
     header_bytes = encode_json(header, path, "the model's settings and state")
 
-    def extra(tmp):
+    def extra(out):
         for name, a in arrays.items():
-            write_array(os.path.join(tmp, name + ".npy"), a)
-        with open(os.path.join(tmp, MODEL_FILE), "wb") as f:
-            f.write(header_bytes)
-            f.flush()
-            os.fsync(f.fileno())
+            out.add_array(name + ".npy", a)
+        out.add_bytes(MODEL_FILE, header_bytes)
 
-    if model.wv.settings != s.to_dict():
+    if model.wv.settings != s.to_dict():   # wv.settings edited: the native header records the model's
         model.invalidate_vectors()
     save_native(model.wv, path, extra=extra)
 
 
 # --------------------------------------------------------------------------- load
-def _read_header(path):
+def _read_header(members):
 
-    mpath = os.path.join(path, MODEL_FILE)
-    header = read_json(mpath, f"missing file ({path} is not a full w2v model; "
-                              "a vectors-only directory loads with w2v.load)")
+    mpath = members.label(MODEL_FILE)
+    header = members.read_json(MODEL_FILE, f"missing file ({members.path} is not a full w2v model; "
+                                           "a vectors-only model loads with w2v.load)")
     if not isinstance(header, dict) or header.get("format") != MODEL_FORMAT:
         raise FormatError(f"{mpath}: not a w2v model header (format is not {MODEL_FORMAT!r})")
     if header.get("version") != MODEL_VERSION:
@@ -251,7 +243,7 @@ def _progress_ticks(ticks, mpath):
 
 
 def load_model(cls, path):
-    """Load a directory written by :func:`save_model` into a new ``cls`` (a Word2Vec).
+    """Load a model written by :func:`save_model` (a directory or one file) into a new ``cls`` (a Word2Vec).
 
     Every array is read with ``allow_pickle=False`` and checked (dtype,
     shape, weights finite, Huffman indices in range) before any kernel can
@@ -266,32 +258,40 @@ def load_model(cls, path):
     ------
     FormatError
         A file is missing, unreadable, truncated or corrupt, a weight is NaN
-        or infinite, or the files disagree; the message names the file.
+        or infinite, or the files disagree; the message names the file (and
+        the member of a model saved as one file).  A Python pickle (gensim's
+        ``save``) is refused with a message saying how to carry its vectors
+        over.
     FileNotFoundError
         ``path`` does not exist, nor a complete copy of it.
     """
-    path = _model_dir(path)
-    mpath, header = _read_header(path)
+    with open_model(locate_model(path, full_model=True), full_model=True) as members:
+        settings, state, vocab, weights, tree, rng = _read_model(members)
+    model = cls(**settings.to_dict())
+    return model.restore(vocab, *weights, huffman=tree, rng_states=rng, run_state=state)
+
+
+def _read_model(members):
+    """``(settings, run state, vocabulary, (syn0, syn1neg, syn1), Huffman tree, random states)``, checked."""
+    mpath, header = _read_header(members)
     settings = _settings(header, mpath)
     v = _int(header, "vocab_size", mpath, lo=1)
     dim = _int(header, "dim", mpath, lo=1)
     if dim != settings.dim:
         raise FormatError(f"{mpath}: dim {dim} differs from settings.dim {settings.dim}")
-    words, counts = _read_vocab(path, v, dim)
-    syn0, syn1neg, syn1 = _read_weights(path, settings, words)
-    tree = _read_huffman(path, v, syn1.shape[0]) if settings.hs else None
+    words, counts = _read_vocab(members, v, dim)
+    weights = _read_weights(members, settings, words)
+    tree = _read_huffman(members, v, weights[2].shape[0]) if settings.hs else None
     rng = None
-    rpath = os.path.join(path, "rng_state.npy")
-    if os.path.lexists(rpath):   # optional; but a link or pipe in its place is refused, not skipped
-        rng = np.array(read_array(rpath, np.uint64, (None, 1)), copy=True, order="C")
+    if members.has("rng_state.npy"):   # optional; but a link or pipe in its place is refused, not skipped
+        rng = np.array(members.read_array("rng_state.npy", np.uint64, (None, 1)), copy=True, order="C")
     state = _training_state(header, mpath)
     _check_version(header, state, mpath)
     try:
         vocab = Vocab(words, counts)
     except VocabularyError as exc:
-        raise FormatError(f"{os.path.join(path, 'vocab.tsv')}: {exc}") from None
-    model = cls(**settings.to_dict())
-    return model.restore(vocab, syn0, syn1neg, syn1, huffman=tree, rng_states=rng, run_state=state)
+        raise FormatError(f"{members.label('vocab.tsv')}: {exc}") from None
+    return settings, state, vocab, weights, tree, rng
 
 
 def _check_version(header, state, mpath):
@@ -300,64 +300,54 @@ def _check_version(header, state, mpath):
     written = header.get("w2v_version")
     unfinished = state and (state.get("epochs_done", 0) < state.get("epochs", 0) or state.get("position"))
     if unfinished and written != __version__:
-        warnings.warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "
-                      "but its vectors may differ from an uninterrupted run's", ResumeWarning, stacklevel=4)
+        warn(f"{mpath}: a checkpoint of w2v {written}, resumed by w2v {__version__}: the run continues, "
+             "but its vectors may differ from an uninterrupted run's", ResumeWarning)
 
 
-def _model_dir(path):
-    """The model directory to read: ``path``, or the newest complete copy a killed save left."""
-    path = locate_model(path, full_model=True)
-    if not os.path.isdir(path):
-        raise FormatError(f"{path}: not a directory; a full w2v model is a directory")
-    return path
-
-
-def _read_vocab(path, v, dim):
+def _read_vocab(members, v, dim):
     """The words and counts of the native part (meta.json, vocab.tsv), checked against the header."""
 
     # checks meta.json, the vectors' shape, vocab.tsv (the values: in _read_weights, in the copy read)
-    kv = load_native(path, mmap=True, check_values=False)
-    if len(kv) != v or kv.vector_size != dim:
-        raise FormatError(f"{os.path.join(path, 'meta.json')}: {len(kv)} x {kv.vector_size} vectors, "
+    native = read_native_members(members, mmap=True, check_values=False)
+    if len(native.words) != v or native.vectors.shape[1] != dim:
+        raise FormatError(f"{members.label('meta.json')}: {len(native.words)} x {native.vectors.shape[1]} vectors, "
                           f"but {MODEL_FILE} declares {v} x {dim}")
-    vpath = os.path.join(path, "vocab.tsv")
-    counts = kv.counts
+    vpath = members.label("vocab.tsv")
+    counts = native.counts
     if counts is None:
         raise FormatError(f"{vpath}: no word counts (meta.json has_counts is false)")
     total = float(counts.sum(dtype=np.float64)) if counts.size else 0.0
     if counts.size and (counts.min() < 0 or total <= 0 or total > MAX_HUFFMAN_TOTAL):
         raise FormatError(f"{vpath}: word counts must be >= 0, not all zero, and sum to at most "
                           f"{MAX_HUFFMAN_TOTAL:.3g}")
-    return list(kv.index_to_key), counts
+    return native.words, counts
 
 
-def _read_weights(path, settings, words):
+def _read_weights(members, settings, words):
     """``(syn0, syn1neg, syn1)``: C-ordered float32 copies, shapes and values checked."""
 
     v, dim = len(words), settings.dim
     # copies in C order: a file written in Fortran order loads as such (the kernels need C order)
-    syn0 = np.array(read_array(os.path.join(path, "vectors.npy"), np.float32, (v, dim)), copy=True, order="C")
-    check_finite(syn0, os.path.join(path, "vectors.npy"), words)
-    syn1neg = read_array(os.path.join(path, "syn1neg.npy"), np.float32,
-                         (v if settings.negative > 0 else None, dim))
-    check_finite(syn1neg, os.path.join(path, "syn1neg.npy"), words if settings.negative > 0 else None)
-    syn1 = read_array(os.path.join(path, "syn1.npy"), np.float32,
-                      (max(1, v - 1) if settings.hs else None, dim))
-    check_finite(syn1, os.path.join(path, "syn1.npy"))
+    syn0 = np.array(members.read_array("vectors.npy", np.float32, (v, dim)), copy=True, order="C")
+    check_finite(syn0, members.label("vectors.npy"), words)
+    syn1neg = members.read_array("syn1neg.npy", np.float32, (v if settings.negative > 0 else None, dim))
+    check_finite(syn1neg, members.label("syn1neg.npy"), words if settings.negative > 0 else None)
+    syn1 = members.read_array("syn1.npy", np.float32, (max(1, v - 1) if settings.hs else None, dim))
+    check_finite(syn1, members.label("syn1.npy"))
     if settings.negative == 0 and syn1neg.shape[0] not in (1, v):
-        raise FormatError(f"{os.path.join(path, 'syn1neg.npy')}: {syn1neg.shape[0]} rows, expected 1 or {v}")
+        raise FormatError(f"{members.label('syn1neg.npy')}: {syn1neg.shape[0]} rows, expected 1 or {v}")
     return syn0, np.array(syn1neg, copy=True, order="C"), np.array(syn1, copy=True, order="C")
 
 
-def _read_huffman(path, v, inner_nodes):
+def _read_huffman(members, v, inner_nodes):
     """The saved Huffman tree of ``v`` words over ``inner_nodes`` rows of syn1, indices checked."""
 
-    cpath = os.path.join(path, "huffman_codes.npy")
-    ppath = os.path.join(path, "huffman_points.npy")
-    lpath = os.path.join(path, "huffman_lengths.npy")
-    codes = read_array(cpath, np.int8, (v, None))
-    points = read_array(ppath, np.int32, codes.shape)
-    lengths = read_array(lpath, np.int32, (v,))
+    cpath = members.label("huffman_codes.npy")
+    ppath = members.label("huffman_points.npy")
+    lpath = members.label("huffman_lengths.npy")
+    codes = members.read_array("huffman_codes.npy", np.int8, (v, None))
+    points = members.read_array("huffman_points.npy", np.int32, codes.shape)
+    lengths = members.read_array("huffman_lengths.npy", np.int32, (v,))
     depth = codes.shape[1]
     if depth < 1:
         raise FormatError(f"{cpath}: empty codes")

@@ -1,35 +1,108 @@
-"""Reading a corpus into a :class:`~w2v.model.word2vec.Word2Vec`: the vocabulary pass, online updates, re-encoding.
+"""Reading a corpus for a :class:`~w2v.model.word2vec.Word2Vec`: the vocabulary pass, online updates, re-encoding.
 
-:class:`CorpusReading` is a part of ``Word2Vec`` (a mixin): ``build_vocab``
-with gensim's parameters, gensim's steps ``scan_vocab`` and
-``prepare_vocab``, ``build_vocab_from_freq`` and ``read_corpus``.  A corpus
-is read once, whether it is paths or an iterable of sentences
-(:mod:`w2v.text.iterables`): the scan counts the words and records provisional
-ids; ``prepare_vocab`` picks the vocabulary and encodes those ids for
-training.
+A :class:`CorpusReader` belongs to one model and does its reading: it
+scans a corpus (paths or an iterable of sentences, :mod:`w2v.text.iterables`)
+once, counting the words and recording provisional ids, picks the
+vocabulary from the counts (gensim's ``scan_vocab`` and ``prepare_vocab``
+steps, or the counts of ``build_vocab_from_freq``), merges it into the
+model's vocabulary for an online update, and encodes the ids for training;
+or it encodes a corpus with a vocabulary as it is.  Phrases are joined into
+the ids as they are read (:func:`w2v.phrases.corpus.phrase_scanned`).
 
-Which corpus ``train`` trains on (docs/gensim.md): the one read last, kept as
-:class:`w2v.text.iterables.CorpusSource`.  ``train(X)`` with the very object ``X``
-that was read (the same list or iterable, or the same unchanged files)
-trains on its encoding without reading it again; any other ``X`` is read
-once, in that call, and every epoch trains on its encoding.
+The reader changes nothing in the model: each step returns what it read as
+a :class:`CorpusRead` (the vocabulary, the encoded corpus, the source, the
+totals, the timings), which the model installs.  What the reader keeps is
+its own: a scanned corpus waiting for :meth:`CorpusReader.prepare`, and the
+raw counts kept with ``keep_raw_vocab`` (gensim's ``raw_vocab``).
+
+Which corpus ``train`` trains on (docs/gensim.md): the one read last, kept
+by the model as :class:`w2v.text.iterables.CorpusSource`.  ``train(X)`` with
+the very object ``X`` that was read (the same list or iterable, or the same
+unchanged files, :func:`same_corpus`) trains on its encoding without reading
+it again; any other ``X`` is read once, in that call, and every epoch
+trains on its encoding.
 """
+import dataclasses
 import os
 import time
 
 import numpy as np
 
-from ..util.aliases import renamed
-from ..text.encoded import encode_corpus
 from ..errors import ParameterError, VocabularyError
-from ..text.iterables import corpus_source, line_sentences, scan_sentences
 from ..phrases.corpus import phrase_scanned
-from ..training.progress import COMPILING, KernelWatch, Progress, scan_with_progress
+from ..text.encoded import encode_corpus
+from ..text.iterables import corpus_source, line_sentences, scan_sentences
+from ..text.scanning import scan_corpus
 from ..text.sentences import file_backed
-from ..training.kernelcalls import start_kernel_load
 from ..text.vocab import build_vocab, final_vocab_min_count, kept_words, merge_vocab, vocab_ids
+from ..training.kernelcalls import start_kernel_load
+from ..training.progress import COMPILING, KernelWatch, Progress
 
-__all__ = ["CorpusReading"]
+__all__ = ["CorpusRead", "CorpusReader", "corpus_source_for", "same_corpus", "scan_with_progress"]
+
+BUILDING = "building the vocabulary and encoding the corpus"
+
+
+@dataclasses.dataclass
+class CorpusRead:
+    """What a :class:`CorpusReader` step read, for the model to install.
+
+    Attributes
+    ----------
+    source : w2v.text.iterables.CorpusSource or None
+        The corpus read; ``None`` for a vocabulary made from counts.
+    n_sentences, n_tokens : int
+        Sentences and raw tokens read (gensim's ``corpus_count`` and ``corpus_total_words``).
+    files : list of str or None
+        The corpus' files as absolute paths (``None`` for sentences).
+    encoded : w2v.text.encoded.EncodedCorpus or None
+        The corpus as ids of the vocabulary; ``None`` where nothing was encoded
+        (a scan waiting for :meth:`CorpusReader.prepare`, a dry run, counts).
+    vocab : w2v.text.vocab.Vocab or None
+        A new or grown vocabulary; ``None`` where the model's stays as it is.
+    grown_from : int or None
+        An online update: how many words of the model's vocabulary ``vocab`` starts with.
+    effective_min_count : int or None
+        The ``min_count`` the vocabulary was picked with (``max_final_vocab`` may raise it).
+    report : dict or None
+        gensim's ``prepare_vocab`` report.
+    seconds : float or None
+        The time reading took, the time spent on the kernels left out.
+    kernel_load_seconds : float or None
+        The time the read waited for the training kernels loaded beside it.
+    """
+
+    source: object = None
+    n_sentences: int = 0
+    n_tokens: int = 0
+    files: list = None
+    encoded: object = None
+    vocab: object = None
+    grown_from: int = None
+    effective_min_count: int = None
+    report: dict = None
+    seconds: float = None
+    kernel_load_seconds: float = None
+
+
+def corpus_source_for(settings, corpus_iterable=None, corpus_file=None, passes=1, phrases=None):
+    """The :class:`~w2v.text.iterables.CorpusSource` of a call's corpus arguments, or ``None`` without one.
+
+    Sentences backed by files (:func:`w2v.text.sentences.file_backed`) are
+    read from the files, split and tokenized as ``settings`` say; ``phrases``
+    are joined into the ids as the corpus is read.
+
+    Raises
+    ------
+    ParameterError, CorpusError
+        As :func:`w2v.text.iterables.corpus_source`.
+    """
+    s = settings
+    source = corpus_source(corpus_iterable, corpus_file, passes,
+                           lambda c: file_backed(c, s.max_sentence_length, s.tokenizer, s.lowercase))
+    if source is not None:
+        source.phrases = phrases
+    return source
 
 
 def _file_stats(paths):
@@ -46,364 +119,341 @@ def _file_stats(paths):
     return stats
 
 
-class CorpusReading:
-    """The corpus-reading methods of :class:`~w2v.model.word2vec.Word2Vec` (see the module docstring)."""
+def same_corpus(source, current):
+    """Whether ``source`` is the corpus ``current`` (the source of an encoded corpus) was read from.
 
-    # ------------------------------------------------------------------ sources
-    def _corpus_source(self, corpus_iterable=None, corpus_file=None, passes=1, phrases=None):
-        s = self.settings
-        source = corpus_source(corpus_iterable, corpus_file, passes,
-                               lambda c: file_backed(c, s.max_sentence_length, s.tokenizer, s.lowercase))
-        if source is not None:
-            source.phrases = phrases
-        return source
+    The same iterable object, or the same files: regular files, unchanged in
+    size and modification time since they were read.  A corpus with phrases
+    joined is never the same (its phrases may differ).
+    """
+    if current is None or source.phrases is not None or current.phrases is not None:
+        return False
+    if source.iterable is not None and current.is_same(source.iterable):
+        return True
+    if source.paths is None or current.paths is None:
+        return False
+    stats = _file_stats(source.paths)
+    return stats is not None and stats == current.file_stats
 
-    def _is_current(self, source):
-        """Whether ``source`` is the corpus of the model's encoded corpus: the same iterable object, or
-        the same files (regular files, unchanged in size and modification time since they were read)."""
-        cur = self._source
-        if cur is None or self._encoded is None or source.phrases is not None or cur.phrases is not None:
-            return False
-        if source.iterable is not None and cur.is_same(source.iterable):
-            return True
-        if source.paths is None or cur.paths is None:
-            return False
+
+def scan_with_progress(corpus, settings, quiet=True, stream=None, next_step=BUILDING, allow_binary=False,
+                       vocabulary=None):
+    """Tokenize a corpus once (:func:`w2v.text.scanning.scan_corpus`) as ``settings`` say, reporting progress.
+
+    Progress goes through :meth:`~w2v.training.progress.Progress.status`
+    (redrawn in place on a terminal).  When the scan is over, a status says
+    that ``next_step`` follows: always on a terminal, elsewhere when the scan
+    was long enough to report (the next step then takes a while too).
+
+    Parameters
+    ----------
+    corpus : str or list of str
+        Files, directories or ``"-"``.
+    settings : w2v.settings.Settings
+        ``tokenizer``, ``lowercase``, ``memory_budget``, ``threads`` and
+        ``min_count`` apply (past the budget, the scan lists only the words
+        occurring ``min_count`` times: :func:`w2v.text.scanning.scan_corpus`).
+    quiet : bool
+        No progress on stderr.
+    stream : file object, optional
+        Where progress goes (default: stderr).
+    next_step : str
+        What follows the scan, for its last status.
+    allow_binary : bool
+        Read inputs that do not look like text (see :func:`w2v.text.scanning.scan_corpus`).
+    vocabulary : sequence of str, optional
+        Words the scan lists whatever their counts (the model's, to encode
+        the corpus with it or to update it).
+
+    Returns
+    -------
+    scanned : w2v.text.scanning.ScannedCorpus
+    reporter : w2v.training.progress.Progress
+        For the caller's summary line.
+    t0 : float
+        ``time.perf_counter()`` when the scan began.
+    """
+    s = settings
+    t0 = time.perf_counter()
+    reporter = Progress(1, s, stream=stream, quiet=quiet)
+    last = [t0]
+    shown = [False]
+
+    def scan_progress(chars, tokens):
+        now = time.perf_counter()
+        if not quiet and now - last[0] >= reporter.interval:
+            last[0] = now
+            shown[0] = True
+            rate = tokens / max(now - t0, 1e-9)
+            reporter.status(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
+
+    scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
+                          memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads,
+                          allow_binary=allow_binary, min_count=s.min_count, vocabulary=vocabulary)
+    if scanned.spill:
+        reporter.message(f"counted {scanned.n_distinct:,} distinct words past the memory budget: "
+                         f"{scanned.spill['generations']} spills, {scanned.spill['spilled_bytes'] / 1e6:,.0f} MB "
+                         f"of temporary files; kept the {len(scanned.words):,} that occur at least "
+                         f"{scanned.count_floor} times" + (" or are in the vocabulary" if vocabulary else ""))
+    if not quiet and (reporter.tty or shown[0]):
+        reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
+    return scanned, reporter, t0
+
+
+def _scan_sentences(sentences, settings, quiet, stream, next_step):
+    """:func:`scan_with_progress` for an iterable of sentences (:func:`w2v.text.iterables.scan_sentences`)."""
+    t0 = time.perf_counter()
+    reporter = Progress(1, settings, stream=stream, quiet=quiet)
+    last = [t0]
+
+    def progress(tokens):
+        now = time.perf_counter()
+        if not quiet and now - last[0] >= reporter.interval:
+            last[0] = now
+            reporter.status(f"reading sentences: {tokens:,} tokens ({tokens / (now - t0) / 1e6:.2f}M tokens/s)")
+
+    scanned = scan_sentences(sentences, settings.memory_budget, progress=progress)
+    if not quiet:
+        reporter.status(f"read {scanned.n_tokens:,} tokens in {scanned.n_sentences:,} sentences "
+                        f"({time.perf_counter() - t0:.1f}s); {next_step}")
+    return scanned, reporter, t0
+
+
+def _scan(source, settings, quiet, stream, next_step, allow_binary, vocab=None):
+    """Read ``source`` once, joining its phrases; record what was read in it.  Return ``(scanned, reporter, t0)``.
+
+    The words of ``vocab`` (a model's vocabulary) are listed whatever their counts, also past the memory budget."""
+    s = settings
+    if source.reads_files:
         stats = _file_stats(source.paths)
-        return stats is not None and stats == cur.file_stats
+        scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, stream, next_step, allow_binary,
+                                                   None if vocab is None else vocab.words)
+    else:
+        scanned, reporter, t0 = _scan_sentences(source.iterable, s, quiet, stream, next_step)
+    if source.phrases is not None:   # files and sentences alike: joined on the id stream
+        scanned, _ = phrase_scanned(scanned, source.phrases, s.threads, None if quiet else reporter.message)
+    if source.reads_files:
+        source.n_sentences = line_sentences(scanned.stream, s.max_sentence_length)
+        source.files = scanned.absolute_files
+        source.file_stats = stats
+    else:
+        source.n_sentences = scanned.n_sentences
+        source.files = None
+    source.n_tokens = scanned.n_tokens
+    return scanned, reporter, t0
 
-    def _read_for_training(self, source, quiet, progress_stream, allow_binary):
-        """Make ``source`` the corpus to train on: kept when it is the one read last, encoded with the
-        model's vocabulary, or (without one) read by :meth:`build_vocab`."""
-        if self.vocab is not None:
-            self.vocab.check()   # edited by hand: refused before anything is read or trained
-        if self._is_current(source):
-            return
-        if self.vocab is not None:
-            self._read_source(source, quiet, progress_stream, allow_binary)
-        else:
-            self.build_vocab(source.iterable if source.iterable is not None else source.paths, quiet=quiet,
-                             progress_stream=progress_stream, allow_binary=allow_binary, phrases=source.phrases)
 
-    def _scan(self, source, quiet, progress_stream, next_step, allow_binary):
-        """Read ``source`` once; record its counts in it.  Return ``(scanned, reporter, t0)``."""
-        s = self.settings
-        if source.reads_files:
-            stats = _file_stats(source.paths)
-            scanned, reporter, t0 = scan_with_progress(source.paths, s, quiet, progress_stream, next_step,
-                                                       allow_binary)
-        else:
-            scanned, reporter, t0 = self._scan_iterable(source.iterable, quiet, progress_stream, next_step)
-        if source.phrases is not None:   # files and sentences alike: joined on the id stream
-            scanned, _ = phrase_scanned(scanned, source.phrases, s.threads, None if quiet else reporter.message)
-        if source.reads_files:
-            source.n_sentences = line_sentences(scanned.stream, s.max_sentence_length)
-            source.files = scanned.absolute_files
-            source.file_stats = stats
-        else:
-            source.n_sentences = scanned.n_sentences
-            source.files = None
-        source.n_tokens = scanned.n_tokens
-        return scanned, reporter, t0
+def _vocab_report(counts, remap, sample):
+    """gensim's report of ``prepare_vocab``: words dropped and kept, and what subsampling keeps of them."""
+    kept = remap >= 0
+    retained = counts[kept]
+    total = int(retained.sum())
+    threshold = total if not sample else (sample * total if sample < 1.0 else sample * (3 + np.sqrt(5)) / 2)
+    p = np.minimum(1.0, (np.sqrt(retained / threshold) + 1) * threshold / np.maximum(retained, 1))
+    return {"drop_unique": int((~kept).sum()), "retain_total": total, "downsample_unique": int((p < 1).sum()),
+            "downsample_total": int((p * retained).sum()), "num_retained_words": int(kept.sum())}
 
-    def _scan_iterable(self, sentences, quiet, progress_stream, next_step):
-        s = self.settings
-        t0 = time.perf_counter()
-        reporter = Progress(1, s, stream=progress_stream, quiet=quiet)
-        last = [t0]
 
-        def progress(tokens):
-            now = time.perf_counter()
-            if not quiet and now - last[0] >= reporter.interval:
-                last[0] = now
-                reporter.status(f"reading sentences: {tokens:,} tokens ({tokens / (now - t0) / 1e6:.2f}M tokens/s)")
+def _pick_vocabulary(words, counts, settings, max_final_vocab, trim_rule, vocab):
+    """The vocabulary of ``words`` with ``counts``: new, or ``vocab`` grown (an online update).
 
-        scanned = scan_sentences(sentences, s.memory_budget, progress=progress)
-        if not quiet:
-            reporter.status(f"read {scanned.n_tokens:,} tokens in {scanned.n_sentences:,} sentences "
-                            f"({time.perf_counter() - t0:.1f}s); {next_step}")
-        return scanned, reporter, t0
+    Returns ``(new vocabulary, remap of each word to its id or -2, effective min_count)``.
+    """
+    s = settings
+    eff = final_vocab_min_count(counts, s.min_count, max_final_vocab)
+    keep = kept_words(words, counts, eff, trim_rule)
+    if vocab is None:
+        return (*build_vocab(words, counts, eff, s.max_vocab_size, keep), eff)
+    return (*merge_vocab(vocab, words, counts, eff, s.max_vocab_size, keep), eff)
 
-    # ------------------------------------------------------------------ gensim's steps
-    def scan_vocab(self, corpus_iterable=None, corpus_file=None, progress_per=10000, workers=None, trim_rule=None,
-                   quiet=True, progress_stream=None, allow_binary=False):
-        """Read the corpus once and count its words (gensim's first step of ``build_vocab``).
 
-        The counts wait in the model for :meth:`prepare_vocab` (``raw_vocab``
-        shows them), with the corpus' ids.  ``progress_per``, ``workers``
-        and ``trim_rule`` are accepted as gensim's: w2v counts exactly, with
-        its own threads, and applies ``trim_rule`` in :meth:`prepare_vocab`.
+class CorpusReader:
+    """Reads corpora for one model and returns what it read (see the module docstring).
+
+    Every step takes the settings to read with, and the model's vocabulary
+    where the step grows it or encodes with it; none changes that vocabulary.
+    """
+
+    def __init__(self):
+        self._pending = None          # a scanned corpus waiting for prepare (w2v.text.scanning.ScannedCorpus)
+        self._pending_source = None   # its CorpusSource
+        self._raw = None              # (words, counts) kept with keep_raw_vocab
+
+    @property
+    def raw_vocab(self):
+        """The counts of the corpus scanned last (or of the counts given last) as a dict; after
+        :meth:`prepare` only with ``keep_raw_vocab``, else empty."""
+        raw = self._raw if self._pending is None else (self._pending.words, self._pending.counts)
+        if raw is None:
+            return {}
+        return dict(zip(raw[0], raw[1].tolist()))
+
+    def drop_scan(self):
+        """Forget the scanned corpus waiting for :meth:`prepare` (and close its id stream)."""
+        if self._pending is not None:
+            self._pending.stream.close()
+        self._pending = self._pending_source = None
+
+    close = drop_scan
+
+    def scan(self, source, settings, quiet=True, progress_stream=None, allow_binary=False, vocab=None):
+        """Read ``source`` once and keep its counts and ids for :meth:`prepare` (any earlier scan is dropped).
 
         Returns
         -------
-        (int, int)
-            ``(corpus_total_words, corpus_count)``: tokens and sentences read.
+        CorpusRead
+            The source and its totals; nothing is encoded yet.
         """
-        source = self._corpus_source(corpus_iterable, corpus_file, passes=1)
-        if source is None:
-            raise ParameterError("scan_vocab needs corpus_iterable or corpus_file")
-        self._scan_into_model(source, quiet, progress_stream, allow_binary)
-        return self.corpus_total_words, self.corpus_count
+        self._keep_scan(source, settings, quiet, progress_stream, allow_binary, BUILDING, vocab)
+        return CorpusRead(source, source.n_sentences, source.n_tokens, source.files)
 
-    def _scan_into_model(self, source, quiet, progress_stream, allow_binary,
-                         next_step="building the vocabulary and encoding the corpus"):
-        self.settings.validate()
-        self._drop_scan()
-        scanned, reporter, t0 = self._scan(source, quiet, progress_stream, next_step, allow_binary)
-        self._scanned, self._scanned_source = scanned, source
+    def _keep_scan(self, source, settings, quiet, stream, allow_binary, next_step, vocab=None):
+        self.drop_scan()
+        scanned, reporter, t0 = _scan(source, settings, quiet, stream, next_step, allow_binary, vocab)
+        self._pending, self._pending_source = scanned, source
         self._raw = None
-        self.corpus_count, self.corpus_total_words = source.n_sentences, source.n_tokens
         return reporter, t0
 
-    def _drop_scan(self):
-        if self._scanned is not None:
-            self._scanned.stream.close()
-        self._scanned = self._scanned_source = None
-
-    def prepare_vocab(self, update=False, keep_raw_vocab=False, trim_rule=None, min_count=None, sample=None,
-                      dry_run=False):
-        """Pick the vocabulary from the counts of :meth:`scan_vocab` and encode the corpus (gensim's second step).
-
-        ``min_count`` and ``sample``, when given, become the model's
-        settings; ``max_final_vocab`` and ``trim_rule`` apply as in gensim;
-        ``dry_run`` only reports.  With ``update`` the vocabulary grows as in
-        :meth:`build_vocab`.  The weights are made here too (gensim does it in
-        ``prepare_weights``, which then changes nothing).
-
-        Returns
-        -------
-        dict
-            gensim's report: ``drop_unique``, ``retain_total``,
-            ``downsample_unique``, ``downsample_total``, ``num_retained_words``.
-        """
-        scanned = self._scanned
-        if scanned is None:
-            raise VocabularyError("nothing scanned: call scan_vocab(corpus) first")
-        changes = {k: v for k, v in (("min_count", min_count), ("sample", sample)) if v is not None}
-        if changes and not dry_run:
-            self.update_settings(**changes)
-        s = self.settings
-        eff = final_vocab_min_count(scanned.counts, changes.get("min_count", s.min_count), self.max_final_vocab)
-        keep = kept_words(scanned.words, scanned.counts, eff, trim_rule)
-        if update:
-            if self.vocab is None:
-                raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
-            self.vocab.check()
-            vocab, remap = merge_vocab(self.vocab, scanned.words, scanned.counts, eff, s.max_vocab_size, keep)
-        else:
-            vocab, remap = build_vocab(scanned.words, scanned.counts, eff, s.max_vocab_size, keep)
-        report = self._vocab_report(scanned.counts, remap, changes.get("sample", s.sample))
-        if dry_run:
-            return report
-        self.effective_min_count = eff
-        self._install(scanned, vocab, remap, update)
-        self._raw = (scanned.words, scanned.counts) if keep_raw_vocab else None
-        return report
-
-    @staticmethod
-    def _vocab_report(counts, remap, sample):
-        kept = remap >= 0
-        retained = counts[kept]
-        total = int(retained.sum())
-        threshold = total if not sample else (sample * total if sample < 1.0 else sample * (3 + np.sqrt(5)) / 2)
-        p = np.minimum(1.0, (np.sqrt(retained / threshold) + 1) * threshold / np.maximum(retained, 1))
-        return {"drop_unique": int((~kept).sum()), "retain_total": total, "downsample_unique": int((p < 1).sum()),
-                "downsample_total": int((p * retained).sum()), "num_retained_words": int(kept.sum())}
-
-    def _install(self, scanned, vocab, remap, update):
-        """Encode the scanned corpus with ``vocab`` and make it the model's (new or grown weights)."""
-        source = self._scanned_source
-        old = len(self.vocab) if update else 0
-        encoded = encode_corpus(scanned, remap, len(vocab))
-        self._scanned = self._scanned_source = None
-        self.set_corpus(encoded, scanned.n_tokens, source.files)
-        self._source = source
-        if update:
-            self.grow_vocabulary(vocab, old)
-        else:
-            self.set_vocabulary(vocab)
-
-    # ------------------------------------------------------------------ build_vocab
-    @renamed(corpus="corpus_iterable")
-    def build_vocab(self, corpus_iterable=None, corpus_file=None, update=False, progress_per=10000,
-                    keep_raw_vocab=False, trim_rule=None, quiet=True, progress_stream=None, allow_binary=False,
-                    phrases=None, **kwargs):
-        """Read the corpus once: count, build the vocabulary and tables, encode the ids.
+    def prepare(self, settings, vocab=None, max_final_vocab=None, keep_raw_vocab=False, trim_rule=None,
+                dry_run=False):
+        """Pick the vocabulary from the scanned counts and encode the scanned corpus with it.
 
         Parameters
         ----------
-        corpus_iterable : str, list of str, or iterable of list of str
-            Files, folders or ``"-"`` (stdin), or the sentences as lists of
-            ``str`` tokens (any restartable iterable, or an iterator read once).
-        corpus_file : str, optional
-            A file, instead of ``corpus_iterable`` (gensim's name).
-        update : bool
-            Online update (as gensim's): keep the vocabulary, ids and weights,
-            add the corpus' new words (``min_count`` applies to their counts
-            in this corpus) with fresh vectors, add the counts, rebuild the
-            sampling tables and Huffman tree (:func:`w2v.text.vocab.merge_vocab`).
-            Without it the model is reset.
-        progress_per, keep_raw_vocab, trim_rule, **kwargs
-            As gensim's (``kwargs``: :meth:`prepare_vocab`'s ``min_count``,
-            ``sample``, ``dry_run``); see docs/gensim.md.
-        quiet : bool
-            No progress on stderr.
-        allow_binary : bool
-            Read files that do not look like text (see :func:`w2v.text.scanning.scan_corpus`).
-        phrases : "auto", dict, Phrases, FrozenPhrases or path, optional
-            Phrases joined into the ids as it is read (:func:`w2v.phrases.corpus.resolve_phrases`).
+        settings : w2v.settings.Settings
+            ``min_count``, ``max_vocab_size`` and ``sample`` (for the report) apply.
+        vocab : w2v.text.vocab.Vocab, optional
+            The model's vocabulary, to grow (an online update).
+        max_final_vocab, keep_raw_vocab, trim_rule, dry_run
+            As gensim's ``prepare_vocab``: ``dry_run`` only reports, and keeps the scan waiting.
 
         Returns
         -------
-        Word2Vec
-            ``self``.
+        CorpusRead
+            The vocabulary (``grown_from`` with ``vocab``), the encoded corpus, gensim's report.
 
         Raises
         ------
-        CorpusError
-            A path is missing or unreadable, is not text (unless
-            ``allow_binary``), or the corpus holds no token; a sentence that
-            is not a list of ``str``.
         VocabularyError
-            No word is left after ``min_count``.
+            Nothing scanned, ``vocab`` edited by hand, or no word left after ``min_count``.
         """
-        unknown = set(kwargs) - {"min_count", "sample", "dry_run"}
-        if unknown:
-            raise TypeError(f"build_vocab() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
-        self.settings.validate()
-        if update:
-            self._apply_changed_settings()   # a hand-changed dim/model/hs is refused, as in train()
-            if self.vocab is None:
-                raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab(corpus) first")
-        source = self._corpus_source(corpus_iterable, corpus_file, passes=1, phrases=phrases)
-        if source is None:
-            raise ParameterError("build_vocab needs a corpus: corpus_iterable (paths or sentences) or corpus_file")
-        s = self.settings
-        shown = Progress(1, s, stream=progress_stream, quiet=quiet)
-        # the time spent on the kernels (a first run compiles them) is kernel_load_seconds, not vocab_seconds
+        scanned, source = self._pending, self._pending_source
+        if scanned is None:
+            raise VocabularyError("nothing scanned: call scan_vocab(corpus) first")
+        if vocab is not None:
+            vocab.check()
+        new, remap, eff = _pick_vocabulary(scanned.words, scanned.counts, settings, max_final_vocab, trim_rule, vocab)
+        report = _vocab_report(scanned.counts, remap, settings.sample)
+        read = CorpusRead(source, source.n_sentences, source.n_tokens, source.files, report=report)
+        if dry_run:
+            return read
+        read.encoded = encode_corpus(scanned, remap, len(new))
+        read.vocab, read.effective_min_count = new, eff
+        read.grown_from = None if vocab is None else len(vocab)
+        self._pending = self._pending_source = None
+        self._raw = (scanned.words, scanned.counts) if keep_raw_vocab else None
+        return read
+
+    def read_vocabulary(self, source, settings, vocab=None, max_final_vocab=None, keep_raw_vocab=False,
+                        trim_rule=None, dry_run=False, quiet=True, progress_stream=None, allow_binary=False):
+        """``build_vocab``'s read: :meth:`scan`, then :meth:`prepare`, loading the training kernels beside.
+
+        The CPU training kernels load (or, the first time, compile) in a
+        thread while the corpus is read; the time the read waits for them is
+        ``kernel_load_seconds``, left out of ``seconds``.  Without ``quiet``,
+        a line reports the vocabulary.  A :class:`VocabularyError` of
+        :meth:`prepare` drops the scan.
+
+        Returns
+        -------
+        CorpusRead
+            As :meth:`prepare`'s, with the timings.
+        """
+        update = vocab is not None
+        shown = Progress(1, settings, stream=progress_stream, quiet=quiet)
+        step = ("updating" if update else "building") + " the vocabulary and encoding the corpus"
         with KernelWatch(on_compile=lambda: shown.message(COMPILING)) as kernels:
             # load the CPU training kernel while the corpus is read (about a second from Numba's cache)
-            loader = start_kernel_load(s) if s.device != "cuda" and not update else None
+            loader = start_kernel_load(settings) if settings.device != "cuda" and not update else None
             try:
-                step = "updating the vocabulary and encoding" if update else "building the vocabulary and encoding"
-                reporter, t0 = self._scan_into_model(source, quiet, progress_stream, allow_binary,
-                                                     step + " the corpus")
-                before = len(self.vocab) if update else 0
+                reporter, t0 = self._keep_scan(source, settings, quiet, progress_stream, allow_binary, step, vocab)
                 try:
-                    self.prepare_vocab(update=update, keep_raw_vocab=keep_raw_vocab, trim_rule=trim_rule, **kwargs)
+                    read = self.prepare(settings, vocab, max_final_vocab, keep_raw_vocab, trim_rule, dry_run)
                 except VocabularyError:
-                    self._drop_scan()
+                    self.drop_scan()
                     raise
             finally:
                 if loader is not None:
                     kernels.wait(loader)
-        self.timings["kernel_load_seconds"] = kernels.waited
-        self.timings["vocab_seconds"] = max(0.0, time.perf_counter() - t0 - kernels.waited)
+        read.kernel_load_seconds = kernels.waited
+        read.seconds = max(0.0, time.perf_counter() - t0 - kernels.waited)
         if kernels.compiled:
             reporter.message(f"compiled the training kernels in {kernels.compile_seconds:.1f}s "
                              f"(later runs load them from the cache)")
-        if not quiet and not kwargs.get("dry_run"):
-            self._report_vocab(reporter, update, before)
-        return self
+        if not quiet and not dry_run:
+            reporter.message(_vocabulary_line(read))
+        return read
 
-    def _report_vocab(self, reporter, update, before):
-        enc, n = self._encoded, self.corpus_tokens
-        if update:
-            reporter.message(f"vocabulary update: {len(self.vocab) - before:,} new words, {len(self.vocab):,} in "
-                             f"all; {enc.n_words:,} of {n:,} tokens covered")
-            return
-        reporter.message(f"vocabulary: {len(self.vocab):,} words (min_count={self.effective_min_count}) covering "
-                         f"{enc.n_words:,} of {n:,} tokens; encoded corpus "
-                         f"{'on disk' if enc.on_disk else 'in memory'} ({self.timings['vocab_seconds']:.1f}s)")
-
-    def build_vocab_from_freq(self, word_freq, keep_raw_vocab=False, corpus_count=None, trim_rule=None,
-                              update=False):
-        """Build (or with ``update``, grow) the vocabulary from a dict of word counts, as gensim's.
-
-        Words keep the dict's order among equal counts.  No corpus is read:
-        give one to :meth:`train`.  ``corpus_count`` sets :attr:`corpus_count`.
+    def from_counts(self, word_freq, settings, vocab=None, max_final_vocab=None, trim_rule=None,
+                    keep_raw_vocab=False, corpus_count=None):
+        """A vocabulary from a dict of word counts (words in the dict's order among equal counts), or
+        ``vocab`` grown by them; no corpus is read.
 
         Returns
         -------
-        Word2Vec
-            ``self``.
+        CorpusRead
+            The vocabulary, no corpus; ``n_sentences`` is ``corpus_count`` (gensim's), or 0.
+
+        Raises
+        ------
+        ParameterError
+            A word that is not a ``str``.
+        VocabularyError
+            No word left after ``min_count``.
         """
         words = list(word_freq)
         counts = np.fromiter((word_freq[w] for w in words), np.int64, len(words))
         if any(not isinstance(w, str) for w in words):
             raise ParameterError("build_vocab_from_freq: words must be str")
-        self.settings.validate()
-        s = self.settings
-        eff = final_vocab_min_count(counts, s.min_count, self.max_final_vocab)
-        keep = kept_words(words, counts, eff, trim_rule)
-        if update:
-            if self.vocab is None:
-                raise VocabularyError("cannot update a vocabulary that does not exist: call build_vocab first")
-            old = len(self.vocab)
-            vocab, _ = merge_vocab(self.vocab, words, counts, eff, s.max_vocab_size, keep)
-            self.grow_vocabulary(vocab, old)
-        else:
-            vocab, _ = build_vocab(words, counts, eff, s.max_vocab_size, keep)
-            self.set_vocabulary(vocab)
-            self.set_corpus(None, 0, None)
-            self._source = None
-        self.effective_min_count = eff
-        self.corpus_count = corpus_count or 0
+        new, _, eff = _pick_vocabulary(words, counts, settings, max_final_vocab, trim_rule, vocab)
         self._raw = (words, counts) if keep_raw_vocab else None
-        return self
+        return CorpusRead(n_sentences=corpus_count or 0, vocab=new, grown_from=None if vocab is None else len(vocab),
+                          effective_min_count=eff)
 
-    def read_corpus(self, corpus, quiet=True, progress_stream=None, allow_binary=False, phrases=None):
-        """Read ``corpus`` and encode it with the model's vocabulary as it is, for the next :meth:`train`.
-
-        Unknown words are dropped; the vocabulary, its counts, the tables and
-        the weights do not change.  This is what ``train(corpus)`` does on a
-        model that already has a vocabulary.
-
-        Parameters
-        ----------
-        corpus : str, list of str, or iterable of list of str
-            Paths, or sentences, as :meth:`build_vocab` takes them.
-        quiet, progress_stream, allow_binary, phrases
-            As :meth:`build_vocab`'s.
+    def encode(self, source, settings, vocab, quiet=True, progress_stream=None, allow_binary=False):
+        """Read ``source`` and encode it with ``vocab`` as it is (unknown words dropped).
 
         Returns
         -------
-        Word2Vec
-            ``self``.
+        CorpusRead
+            The encoded corpus, its source and totals, ``seconds`` the read took.
 
         Raises
         ------
         VocabularyError
-            The model has no vocabulary, or no word of the corpus is in it.
-        CorpusError
-            As :meth:`build_vocab`.
+            ``vocab`` edited by hand, or no word of the corpus is in it.
         """
-        return self._read_source(self._corpus_source(corpus, phrases=phrases), quiet, progress_stream, allow_binary)
-
-    def _read_source(self, source, quiet, progress_stream, allow_binary):
-        if self.vocab is None:
-            raise VocabularyError("model has no vocabulary yet: call build_vocab(corpus)")
-        self.vocab.check()
-        scanned, reporter, t0 = self._scan(source, quiet, progress_stream, "encoding it with the model's vocabulary",
-                                           allow_binary)
-        remap = vocab_ids(self.vocab, scanned.words)
+        vocab.check()
+        scanned, reporter, t0 = _scan(source, settings, quiet, progress_stream,
+                                      "encoding it with the model's vocabulary", allow_binary, vocab)
+        remap = vocab_ids(vocab, scanned.words)
         if not np.any(remap >= 0):
             scanned.stream.close()
             raise VocabularyError("no word of the corpus is in the model's vocabulary "
                                   "(use build_vocab(corpus, update=True) to add new words)")
-        encoded = encode_corpus(scanned, remap, len(self.vocab))
-        self.set_corpus(encoded, scanned.n_tokens, source.files)
-        self._source = source
-        self.timings["vocab_seconds"] = time.perf_counter() - t0
+        encoded = encode_corpus(scanned, remap, len(vocab))
         if not quiet:
             reporter.message(f"corpus: {encoded.n_words:,} of {scanned.n_tokens:,} tokens in the model's "
-                             f"vocabulary of {len(self.vocab):,} words")
-        return self
+                             f"vocabulary of {len(vocab):,} words")
+        return CorpusRead(source, source.n_sentences, source.n_tokens, source.files, encoded,
+                          seconds=time.perf_counter() - t0)
 
-    @property
-    def raw_vocab(self):
-        """The counts of the corpus scanned last, as a dict (gensim's ``raw_vocab``): kept after
-        :meth:`prepare_vocab` only with ``keep_raw_vocab``, else empty."""
-        raw = self._raw if self._scanned is None else (self._scanned.words, self._scanned.counts)
-        if raw is None:
-            return {}
-        return dict(zip(raw[0], raw[1].tolist()))
+
+def _vocabulary_line(read):
+    """The line that reports a vocabulary read (built or updated)."""
+    enc, n, v = read.encoded, read.n_tokens, len(read.vocab)
+    if read.grown_from is not None:
+        return (f"vocabulary update: {v - read.grown_from:,} new words, {v:,} in all; {enc.n_words:,} of {n:,} "
+                "tokens covered")
+    return (f"vocabulary: {v:,} words (min_count={read.effective_min_count}) covering {enc.n_words:,} of {n:,} "
+            f"tokens; encoded corpus {'on disk' if enc.on_disk else 'in memory'} ({read.seconds:.1f}s)")

@@ -1,63 +1,50 @@
-"""The ``Word2Vec`` model: orchestrates corpus, vocabulary, tables and training.
+"""The ``Word2Vec`` model: owns its state and orchestrates corpus, vocabulary, tables and training.
 
-:class:`Word2Vec` is the only writer of its own state.  The runners, the
-run lifecycle and the persistence read its public attributes and change it
-through these methods only:
+:class:`Word2Vec` is the only writer of its own attributes.  The runners,
+the run lifecycle, the checkpoints and the persistence read its public
+attributes and change it through its methods: ``set_vocabulary``,
+``grow_vocabulary`` (an online update), ``set_corpus``, ``rebuild_tables``,
+``update_settings``, ``start_run``, ``set_rng_states``, ``finish_epochs``,
+``record_position``, ``record_run``, ``invalidate_vectors``, ``restore`` (a
+loaded model's state) and ``snapshot`` (a copy a checkpoint writes while
+training goes on).  Read-only properties give the rest of the state:
+``encoded_corpus``, ``corpus_files`` and ``rng_states``.
 
-* ``set_vocabulary(vocab)``: a new vocabulary, its tables and fresh weights;
-  the run state and random states are cleared.
-* ``grow_vocabulary(vocab, old)``: a vocabulary grown from the first ``old``
-  words (an online update): their rows kept, new rows, tables rebuilt.
-* ``set_corpus(encoded, n_tokens, files, vocab_seconds=None)``: the corpus to
-  train on (the previous encoded corpus is closed; ``encoded`` may be
-  ``None`` where the corpus lives elsewhere, e.g. on Dask workers).
-* ``rebuild_tables(huffman=None)``: the sampling tables from the vocabulary's
-  counts and the settings (keeping ``huffman``, a Huffman tree, if given).
-* ``update_settings(**changes)``: settings of a model with weights (the
-  tables are rebuilt where needed; structural changes are refused).
-* ``check_settings()``: validate the settings against the weights, changing nothing.
-* ``start_run(run_state)``: record the run about to train (:func:`w2v.training.lifecycle.begin_run`).
-* ``set_rng_states(states)``: the workers' random states of the run.
-* ``finish_epochs(epochs_done, result=None)``: epochs of the run are done;
-  with ``result`` it becomes ``last_train`` and the cached vectors are dropped.
-* ``record_position(epochs_done, position, **state)``: where a run stopped
-  mid-epoch, for a checkpoint (:mod:`w2v.model.checkpoints`).
-* ``snapshot()``: a copy of the model's weights and state that a checkpoint
-  writes while the model trains on.
-* ``record_run(result)``: the run's result as ``last_train``, its seconds as
-  ``timings["train_seconds"]``; the cached vectors are dropped.
-* ``invalidate_vectors()``: drop the cached :class:`~w2v.vectors.keyed.KeyedVectors`
-  (the weights changed).
-* ``restore(vocab, syn0, syn1neg, syn1, huffman=None, rng_states=None,
-  run_state=None)``: install a loaded model's state (:func:`w2v.model.persist.load_model`).
+Settings are never changed in place: ``update_settings`` makes a new
+:class:`~w2v.settings.Settings` (:func:`dataclasses.replace`, which
+validates it), rebuilds the tables where a table setting changed, and
+refuses to change ``model``, ``dim`` or ``hs`` of a model with weights.
+Assigning ``settings``, and gensim's attributes over the settings
+(``m.sample = 1e-4``), go through it.
 
-Read-only properties give the rest of the state: ``encoded_corpus``,
-``corpus_files`` and ``rng_states``.  Reading corpora (``build_vocab``,
-``read_corpus``) is :mod:`w2v.model.reader`'s part of the class, gensim's other
-names :mod:`w2v.model.gensim_api`'s, and the constructor's parameters
-:mod:`w2v.model.gensim_params`'s.
+The model's parts hand it values that it installs itself: its
+:class:`~w2v.model.reader.CorpusReader` reads corpora and returns a
+:class:`~w2v.model.reader.CorpusRead`; :mod:`w2v.model.runs` runs the
+epochs on the back end the settings pick and returns the run's result.
+The methods that read corpora (:mod:`w2v.model.corpus_api`) and gensim's
+other names (:mod:`w2v.model.gensim_api`) are plain functions bound in the
+class body, and the constructor's parameters are :mod:`w2v.model.gensim_params`'s.
 """
 import copy as _copy
 import dataclasses
-import threading
-import warnings
+import logging
 
 import numpy as np
 
-from ..util.aliases import renamed
+from . import corpus_api, gensim_api, persist
+from ..errors import ParameterError, VocabularyError
+from ..settings import TABLE_SETTINGS, Settings, changed_settings
 from ..training.callbacks import CallbackRun
-from .checkpoints import open_checkpoints
-from ..errors import CorpusError, ParameterError, VocabularyError
-from .gensim_api import GensimMethods
-from .gensim_params import constructor_arguments, constructor_signature
-from ..text.inputs import check_text_files
-from ..training.progress import Progress
-from .reader import CorpusReading
-from ..training.lifecycle import MID_EPOCH_KEYS
 from ..training.sampling import build_tables
-from ..settings import BUILT_FROM, TABLE_SETTINGS, Settings, changed_settings
-from ..training.hogwild import run_epochs
 from ..training.weights import fresh_weights, grow_weights
+from ..training.lifecycle import MID_EPOCH_KEYS
+from ..util.aliases import renamed
+from ..vectors.keyed import KeyedVectors, save_word2vec_format
+from ..util.caller_warnings import warn
+from .gensim_api import check_totals, lifecycle_event, train_at_once, train_result, train_setting_changes
+from .gensim_params import constructor_arguments, constructor_signature
+from .reader import CorpusReader, corpus_source_for, same_corpus
+from .runs import check_local_run, check_trained, cluster_corpus, run_epochs_of
 
 
 def copy_state(state):
@@ -65,7 +52,7 @@ def copy_state(state):
     return None if state is None else _copy.deepcopy(state)
 
 
-class Word2Vec(CorpusReading, GensimMethods):
+class Word2Vec:
     """Skip-gram / CBOW word2vec with negative sampling and/or hierarchical softmax.
 
     Parameters
@@ -98,7 +85,7 @@ lanes, round_words
 
     def __init__(self, *args, **kwargs):
         settings, options = constructor_arguments(args, kwargs)
-        self.settings = Settings(**settings)
+        self._settings = Settings(**settings)   # replaced, never changed (update_settings)
         self.vocab = None
         self.syn0 = None
         self.syn1neg = None
@@ -111,13 +98,10 @@ lanes, round_words
         self.corpus_tokens = None   # raw tokens of the corpus to train on
         self._encoded = None        # its encoded ids (w2v.text.encoded.EncodedCorpus)
         self._corpus_files = None   # its inputs, as absolute paths
+        self._source = None         # the corpus it was read from (w2v.text.iterables.CorpusSource)
         self._rng_states = None     # the workers' random states, continued by the next run
-        self._built_from = None     # the settings the tables were built from (see BUILT_FROM)
         self._wv = None
-        self._source = None         # the corpus of the encoded corpus (w2v.text.iterables.CorpusSource)
-        self._scanned = None        # a corpus scanned, waiting for prepare_vocab, and its source
-        self._scanned_source = None
-        self._raw = None            # (words, counts) kept by prepare_vocab(keep_raw_vocab=True)
+        self._reader = CorpusReader()   # reads corpora, keeps a scan waiting for prepare_vocab
         self.corpus_count = 0       # gensim's: sentences and tokens read by the last vocabulary pass
         self.corpus_total_words = 0
         self.effective_min_count = self.settings.min_count
@@ -127,12 +111,25 @@ lanes, round_words
         self.batch_words = options.batch_words   # gensim's job size: w2v sizes its jobs itself
         self.lifecycle_events = []
         if options.sentences is not None or options.corpus_file is not None:
-            self._train_at_once(options)
+            train_at_once(self, options)
         elif options.trim_rule is not None or options.callbacks:
-            warnings.warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
-                          "corpus_file); give them to build_vocab() and train()", stacklevel=2)
+            warn("trim_rule and callbacks apply when the model trains at once (with sentences or "
+                 "corpus_file); give them to build_vocab() and train()")
 
     __init__.__signature__ = constructor_signature()
+
+    @property
+    def settings(self):
+        """The model's :class:`w2v.settings.Settings`; assigning new ones goes through :meth:`update_settings`."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, value):
+        if not isinstance(value, Settings):
+            raise ParameterError(f"settings must be a w2v.Settings, not {type(value).__name__}")
+        old = self._settings
+        self.update_settings(**{f.name: getattr(value, f.name) for f in dataclasses.fields(Settings)
+                                if getattr(value, f.name) != getattr(old, f.name)})
 
     @property
     def encoded_corpus(self):
@@ -148,6 +145,55 @@ lanes, round_words
     def rng_states(self):
         """The workers' random states (uint64, shape (threads, 1)) of the latest run, or ``None``."""
         return self._rng_states
+
+    # ------------------------------------------------------------------ reading corpora (w2v.model.corpus_api)
+    build_vocab = corpus_api.build_vocab
+    scan_vocab = corpus_api.scan_vocab
+    prepare_vocab = corpus_api.prepare_vocab
+    build_vocab_from_freq = corpus_api.build_vocab_from_freq
+    read_corpus = corpus_api.read_corpus
+    raw_vocab = corpus_api.raw_vocab
+
+    # ------------------------------------------------------------------ gensim's names (w2v.model.gensim_api)
+    vector_size = gensim_api.vector_size
+    layer1_size = gensim_api.layer1_size
+    workers = gensim_api.workers
+    sg = gensim_api.sg
+    hs = gensim_api.hs
+    cbow_mean = gensim_api.cbow_mean
+    window = gensim_api.window
+    negative = gensim_api.negative
+    ns_exponent = gensim_api.ns_exponent
+    sample = gensim_api.sample
+    min_count = gensim_api.min_count
+    max_vocab_size = gensim_api.max_vocab_size
+    epochs = gensim_api.epochs
+    alpha = gensim_api.alpha
+    min_alpha = gensim_api.min_alpha
+    seed = gensim_api.seed
+    running_training_loss = gensim_api.running_training_loss
+    get_latest_training_loss = gensim_api.get_latest_training_loss
+    predict_output_word = gensim_api.predict_output_word
+    score = gensim_api.score
+    estimate_memory = gensim_api.estimate_memory
+    init_weights = gensim_api.init_weights
+    update_weights = gensim_api.update_weights
+    prepare_weights = gensim_api.prepare_weights
+    create_binary_tree = gensim_api.create_binary_tree
+    init_sims = gensim_api.init_sims
+    seeded_vector = gensim_api.seeded_vector
+
+    def reset_from(self, other_model):
+        """Take ``other_model``'s vocabulary (and corpus counts) with fresh weights, as gensim's."""
+        if other_model.vocab is None:
+            raise VocabularyError("reset_from: the other model has no vocabulary")
+        self.set_vocabulary(other_model.vocab)
+        self.corpus_count = other_model.corpus_count
+        self.corpus_total_words = other_model.corpus_total_words
+
+    def add_lifecycle_event(self, event_name, log_level=logging.INFO, **event):
+        """Append an event to :attr:`lifecycle_events` and log it, as gensim's."""
+        self.lifecycle_events.append(lifecycle_event(type(self).__name__, event_name, log_level, event))
 
     # ------------------------------------------------------------------ vocabulary
     def set_vocabulary(self, vocab):
@@ -215,7 +261,6 @@ lanes, round_words
             instead of building one from the counts.
         """
         self.tables, self.huffman = build_tables(self.vocab.counts, self.settings, huffman)
-        self._built_from = {k: getattr(self.settings, k) for k in BUILT_FROM}
 
     def _init_weights(self):
         # input vectors uniform in [-1/dim, 1/dim) as gensim 4 (w2v.training.weights.initial_input_rows), outputs 0
@@ -224,10 +269,12 @@ lanes, round_words
 
     # ------------------------------------------------------------------ settings
     def update_settings(self, **changes):
-        """Change settings of a model that has weights (e.g. more epochs or threads to resume with).
+        """Change settings, e.g. more epochs or threads to resume a model with.
 
-        ``model``, ``dim`` and ``hs`` cannot change, nor ``negative`` from 0 to
-        more (there are no output vectors for it); the sampling tables are
+        The settings become a new :class:`~w2v.settings.Settings` object (the
+        one they were is not changed).  ``model``, ``dim`` and ``hs`` of a
+        model with weights cannot change, nor ``negative`` from 0 to more
+        (there are no output vectors for it); the sampling tables are
         rebuilt when ``sample``, ``ns_exponent`` or ``negative`` change.
 
         Returns
@@ -239,43 +286,17 @@ lanes, round_words
         ------
         ParameterError
             An invalid value or a structural change.
+        TypeError
+            An unknown setting.
         """
-        old = self.settings
-        new = changed_settings(old, self.syn0 is not None, **changes)
-        self.settings = new
+        old = self._settings
+        # a new object, validated; a model without weights may still change its structure
+        new = changed_settings(old, True, **changes) if self.syn0 is not None else dataclasses.replace(old, **changes)
+        self._settings = new
         if self.vocab is not None and any(getattr(new, k) != getattr(old, k) for k in TABLE_SETTINGS):
             self.rebuild_tables(self.huffman)
         self._wv = None
         return self
-
-    def _changed_by_hand(self):
-        """Settings the tables and weights were built from, changed since (``m.settings.sample = ...``)."""
-        built = self._built_from
-        if self.vocab is None or built is None:
-            return {}
-        return {k: getattr(self.settings, k) for k in BUILT_FROM if getattr(self.settings, k) != built[k]}
-
-    def check_settings(self):
-        """Raise :class:`ParameterError` on an invalid setting, or one changed by hand that the
-        weights cannot take (``model``, ``dim``, ``hs``; ``negative`` from 0); nothing changes."""
-        self.settings.validate()
-        changed = self._changed_by_hand()
-        if changed:
-            built = dataclasses.replace(self.settings, **self._built_from)
-            changed_settings(built, self.syn0 is not None, **changed)
-
-    def _apply_changed_settings(self):
-        """Apply settings changed by hand since the tables were built: rebuild the tables
-        (``sample``, ``ns_exponent``, ``negative``) or refuse the change (``model``, ``dim``,
-        ``hs``), as :meth:`update_settings` does for --resume."""
-        changed = self._changed_by_hand()
-        if changed:
-            wanted = self.settings
-            self.settings = dataclasses.replace(wanted, **self._built_from)
-            try:
-                self.update_settings(**changed)
-            finally:
-                self.settings = wanted
 
     # ------------------------------------------------------------------ runs
     def start_run(self, run_state):
@@ -324,7 +345,6 @@ lanes, round_words
         copy._rng_states = None if self._rng_states is None else np.array(self._rng_states, copy=True)
         copy.run_state = copy_state(self.run_state)
         copy._corpus_files = self._corpus_files
-        copy._built_from = self._built_from
         copy.timings = dict(self.timings)
         return copy
 
@@ -415,101 +435,103 @@ report_delay, compute_loss, callbacks
         CorpusError
             As :meth:`build_vocab`; or no sentence holds two words of the vocabulary, or no epoch trained.
         ParameterError
-            An invalid setting, an iterator with several epochs, ``dim``, ``model`` or ``hs`` changed; a
-            checkpoint saved within an epoch resumed in another mode, lanes or round size.
+            An invalid ``epochs``, ``start_alpha`` or ``end_alpha``, an iterator with several epochs, weights
+            that do not fit the settings; a checkpoint saved within an epoch resumed in another mode, lanes
+            or round size.
         DeviceError
             ``device="cuda"`` and no usable GPU (before the corpus is read).
         """
-        gensim_call = self._apply_train_options(epochs, start_alpha, end_alpha, word_count, total_examples,
-                                                total_words, compute_loss)
-        self.settings.validate()   # settings may have been changed since the model was made
-        self._apply_changed_settings()
+        gensim_call = epochs is not None or total_examples is not None or total_words is not None
+        self._apply_train_options(epochs, start_alpha, end_alpha, word_count, compute_loss)
         run = CallbackRun(self, callbacks, on_epoch_end)
-        source = self._corpus_source(corpus_iterable, corpus_file, passes=self.settings.epochs, phrases=phrases)
+        source = corpus_source_for(self.settings, corpus_iterable, corpus_file, self.settings.epochs, phrases)
         if client is not None:
             return self._train_on_cluster(source, client, quiet, progress_stream, run, allow_binary,
                                           dict(dist_options, checkpoint=checkpoint))
-        self._check_local_run(dist_options)
+        check_local_run(self.settings, dist_options)
         if source is not None:
             self._read_for_training(source, quiet, progress_stream, allow_binary)
         if self._encoded is None:
             raise VocabularyError("no corpus: call build_vocab(corpus) or train(corpus)")
-        self._check_totals(total_examples, total_words)
+        check_totals(self._source, total_examples, total_words)
         run.begin()
-        self.record_run(self._run_epochs(quiet, progress_stream, run.epoch_hook, report_delay if gensim_call else None,
-                                         (checkpoint, checkpoint_every, checkpoint_words)))
-        self._check_trained()
+        self.record_run(run_epochs_of(self, quiet, progress_stream, run.epoch_hook,
+                                      report_delay if gensim_call else None, checkpoint, checkpoint_every,
+                                      checkpoint_words))
+        check_trained(self.last_train, self.settings)
         run.end()
-        return self._train_result() if gensim_call else self
+        return train_result(self) if gensim_call else self
 
-    def _check_local_run(self, dist_options):
-        # before the corpus is read: no Dask options without a client, a GPU for device="cuda"
-        if dist_options:
-            raise TypeError(f"unexpected arguments without client: {', '.join(sorted(dist_options))}")
-        if self.settings.device == "cuda":
-            from ..cuda import require_cuda
-            require_cuda()
+    def _apply_train_options(self, epochs, start_alpha, end_alpha, word_count, compute_loss):
+        # train's gensim arguments: epochs, start_alpha and end_alpha change the settings
+        changes = train_setting_changes(epochs, start_alpha, end_alpha, word_count)
+        if changes:
+            self.update_settings(**changes)
+        self.compute_loss = bool(compute_loss)
 
     def _train_on_cluster(self, source, client, quiet, progress_stream, run, allow_binary, options):
+        # start-up: the Dask back end (+10 to 70 ms) loads for a cluster run only
         from ..distributed import train_distributed
-        if source is not None and source.phrases is not None:
-            raise ParameterError("phrases cannot be joined on a Dask cluster; join them with w2v phrases first")
-        if options.pop("checkpoint") is not None or self.settings.deterministic:   # see docs/reproducibility.md
-            raise ParameterError("a Dask run has its own fixed merges and checkpoints with on_epoch_end; "
-                                 "deterministic=True and checkpoint= train on one machine")
-        if source is not None and not source.reads_files:
-            raise ParameterError("a Dask cluster trains on files its workers read: give paths, not sentences")
-        corpus = None if source is None else source.paths
-        if corpus is not None:   # the workers read it: its start is checked here
-            check_text_files(corpus, allow_binary)
+        corpus = cluster_corpus(source, self.settings, options.pop("checkpoint"), allow_binary)
+        if corpus is not None:
             self._source = source
         run.begin()
         train_distributed(self, corpus, client, quiet=quiet, progress_stream=progress_stream,
                           on_epoch_end=run.epoch_hook, **options)
-        self._check_trained()
+        check_trained(self.last_train, self.settings)
         run.end()
         return self
 
-    def _check_trained(self):
-        """``self``, unless the run just done trained no example at all (a CorpusError)."""
-        result = self.last_train
-        if result is not None and result.epoch_loss and result.examples == 0:
-            n = len(result.epoch_loss)
-            cause = ("subsampling dropped every word that had a context; on a tiny corpus set sample to 0"
-                     if self.settings.sample > 0 else "no word had a context")
-            raise CorpusError(f"nothing was trained: no training example in {n} epoch{'s' if n > 1 else ''} "
-                              f"({cause})")
-        return self
+    # ------------------------------------------------------------------ reading (w2v.model.corpus_api)
+    def _count_corpus(self, read):
+        """gensim's totals of the corpus read: ``corpus_count`` sentences, ``corpus_total_words`` tokens."""
+        self.corpus_count, self.corpus_total_words = read.n_sentences, read.n_tokens
 
-    def _run_epochs(self, quiet, progress_stream, on_epoch_end, interval=None, checkpoints=(None,)):
-        s = self.settings
-        if not self._encoded.has_context():
-            n = len(self.vocab)
-            raise CorpusError(f"nothing to train: no sentence of the corpus holds two words of the vocabulary "
-                              f"({n:,} word{'s' if n != 1 else ''} of min_count {s.min_count} or more), so no "
-                              "word has a context; give more text, or a lower min_count")
-        progress = Progress(s.epochs * self._encoded.length, s, stream=progress_stream, quiet=quiet,
-                            words_per_id=self.corpus_tokens / max(1, self._encoded.length), interval=interval)
-        stop = threading.Event()
-        run = run_epochs
-        if s.device == "cuda":   # GPU training step, same schedule/tables/outputs (w2v.cuda)
-            from ..cuda.train import run_epochs_cuda as run
-        elif s.deterministic:   # lanes and rounds: the same vectors at any thread count
-            from ..training.lanes import run_deterministic as run
-        cp = open_checkpoints(self, *checkpoints, progress=progress)
-        try:
-            if cp is None:
-                return run(self, progress=progress, stop_event=stop, on_epoch_end=on_epoch_end)
-            result = run(self, progress=progress, stop_event=stop, on_epoch_end=cp.epoch_hook(on_epoch_end),
-                         **({"checkpoints": cp} if cp.mid_epoch else {}))
-            cp.close()
-            return dataclasses.replace(result, details=dict(result.details, checkpoint=cp.last))
-        except KeyboardInterrupt:
-            stop.set()
-            raise
-        finally:
-            if cp is not None:   # a stopped run leaves its last checkpoint complete
-                cp.join()
+    def _take_vocabulary_pass(self, read, changes, dry_run):
+        """Install a vocabulary pass (``build_vocab``, ``prepare_vocab``): the corpus' totals and timings;
+        unless ``dry_run``, ``changes`` (``min_count``, ``sample``) as settings, the corpus and the vocabulary."""
+        self._count_corpus(read)
+        if not dry_run:
+            if changes:
+                self.update_settings(**changes)
+            self._take_corpus(read)
+            self._take_vocabulary(read)
+        if read.kernel_load_seconds is not None:   # build_vocab's
+            self.timings.update(kernel_load_seconds=read.kernel_load_seconds, vocab_seconds=read.seconds)
+
+    def _take_counted_vocabulary(self, read, update):
+        """Install a vocabulary made from counts (``build_vocab_from_freq``); a new one has no corpus."""
+        self._take_vocabulary(read)
+        if not update:
+            self._take_corpus(read)
+        self.corpus_count = read.n_sentences
+
+    def _take_corpus(self, read):
+        """Make the corpus of ``read`` (a :class:`~w2v.model.reader.CorpusRead`) the one to train on."""
+        self.set_corpus(read.encoded, read.n_tokens, read.files, vocab_seconds=read.seconds)
+        self._source = read.source
+
+    def _take_vocabulary(self, read):
+        """Install the vocabulary of ``read``: new (fresh weights) or grown (an online update)."""
+        if read.grown_from is None:
+            self.set_vocabulary(read.vocab)
+        else:
+            self.grow_vocabulary(read.vocab, read.grown_from)
+        self.effective_min_count = read.effective_min_count
+
+    def _read_for_training(self, source, quiet, progress_stream, allow_binary):
+        """Make ``source`` the corpus to train on: kept when it is the one read last, encoded with the
+        model's vocabulary, or (without one) read by :meth:`build_vocab`."""
+        if self.vocab is not None:
+            self.vocab.check()   # edited by hand: refused before anything is read or trained
+        if self._encoded is not None and same_corpus(source, self._source):
+            return
+        if self.vocab is not None:
+            self._take_corpus(self._reader.encode(source, self.settings, self.vocab, quiet, progress_stream,
+                                                  allow_binary))
+        else:
+            self.build_vocab(source.iterable if source.iterable is not None else source.paths, quiet=quiet,
+                             progress_stream=progress_stream, allow_binary=allow_binary, phrases=source.phrases)
 
     # ------------------------------------------------------------------ results
     @property
@@ -523,7 +545,7 @@ report_delay, compute_loss, callbacks
         # cosines go stale (above 1 after more training)
         old = self.__dict__.get("_wv_cached")
         if old is not None and old is not value:
-            old._forget_norms()
+            old.store.forget_norms()
         self.__dict__["_wv_cached"] = value
 
     @property
@@ -532,46 +554,56 @@ report_delay, compute_loss, callbacks
         if self.vocab is None:
             raise VocabularyError("model has no vocabulary yet")
         if self._wv is None:
-            from ..vectors.keyed import KeyedVectors
             self._wv = KeyedVectors(self.vocab.words, self.syn0, counts=self.vocab.counts,
                                     settings=self.settings.to_dict())
         return self._wv
 
     def save_word2vec(self, path, binary=True):
         """Write the vectors in word2vec.c's binary (default) or text format, atomically."""
-        from ..vectors.keyed import save_word2vec_format
         save_word2vec_format(self.wv, path, binary=binary)
 
     def save(self, path):
-        """Save the full model (to train it further) in the directory ``path``, atomically.
+        """Save the full model (to train it further) to ``path``, atomically: a directory, or one file.
 
         Input and output weights, vocabulary with counts, Huffman tree,
         settings and the state of the latest run, as ``.npy`` arrays, a UTF-8
-        ``vocab.tsv`` and JSON headers: no pickle.  The directory is also a
-        native vectors directory, so ``w2v.load(path)`` reads its vectors.
-        See :mod:`w2v.model.persist`.
+        ``vocab.tsv`` and JSON headers: no pickle.  An existing file (an
+        empty one, as ``tempfile.NamedTemporaryFile`` makes, or a model saved
+        there before) and a new path ending in ``.w2v`` get one file, an
+        uncompressed zip archive of those files whose arrays are
+        memory-mapped in place; any other path gets a directory
+        (:func:`w2v.formats.writes_single_file`).  Either is also a native
+        vectors model, so ``w2v.load(path)`` reads its vectors.  See
+        :mod:`w2v.model.persist` and docs/formats.md.
         """
-        from .persist import save_model
-        save_model(self, path)
+        persist.save_model(self, path)
 
     @classmethod
     def load(cls, path, rethrow=False):
-        """Load a model saved by :meth:`save`; ``train(corpus)`` then continues training.
+        """Load a model saved by :meth:`save` (a directory, or one file); ``train(corpus)`` then continues training.
 
         ``rethrow`` is gensim's: w2v always raises what goes wrong.
 
         Raises
         ------
         w2v.errors.FormatError
-            A file is missing, truncated or corrupt (the message names it).
+            A file is missing, truncated or corrupt (the message names it);
+            a Python pickle written by gensim's ``save`` (w2v never
+            unpickles: the message says how to carry its vectors over).
         """
-        from .persist import load_model
-        return load_model(cls, path)
+        return persist.load_model(cls, path)
+
+    def __str__(self):
+        """gensim's summary: ``Word2Vec<vocab=V, vector_size=D, alpha=A>`` (``vocab=0`` before a vocabulary)."""
+        return (f"{type(self).__name__}<vocab={0 if self.vocab is None else len(self.vocab)}, "
+                f"vector_size={self.settings.dim}, alpha={self.settings.alpha}>")
+
+    __repr__ = __str__   # gensim's repr is object's; its summary says more
 
     def close(self):
         """Release the encoded corpus (and its temporary file, if any) and the corpus it came from."""
         if self._encoded is not None:
             self._encoded.close()
             self._encoded = None
-        self._drop_scan()
+        self._reader.close()
         self._source = None

@@ -4,7 +4,9 @@ The corpus is tokenized once (:func:`w2v.text.scanning.scan_corpus`); every pass
 then counts and joins its int32 id stream in place, so no phrased text is
 written between passes, nor before training (:func:`phrase_scanned`).
 """
+import os
 import queue
+import sys
 import threading
 import time
 from typing import NamedTuple
@@ -12,6 +14,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ParameterError
+from ..kernels.phrases import first_seen
+from ..kernels.text import text_bytes, write_tokens
+from ..text.scanning import ScannedCorpus
+from ..util.atomic import atomic_write
+from ..util.opener import compression_for_suffix, open_compressed_writer
 from .settings import PhraseSettings, check_passes
 from . import tables as phrase_tables
 from .tables import JoinTable, RunTable, StreamIds, join_flags, join_ids, join_stream
@@ -204,7 +211,6 @@ def resolve_phrases(phrases):
     FormatError
         A saved model that is missing or corrupt.
     """
-    import os
     if isinstance(phrases, str) and phrases == "auto":
         phrases = {}
     if isinstance(phrases, dict):
@@ -244,8 +250,9 @@ def phrase_scanned(scanned, phrases, threads=1, report=None):
     (ScannedCorpus, FrozenPhrases)
         The corpus of the joined stream (its words and counts), and the phrases joined.
     """
-    from ..text.scanning import ScannedCorpus
     try:
+        if scanned.count_floor > 1:    # a scan that spilled its counts: its rare words are not in the ids
+            scanned.words.require_all("phrases are joined over every word of the corpus")
         how = resolve_phrases(phrases)
         if how[0] == "learn":
             frozen, words, counts, _ = learn_passes(scanned.stream, scanned.words, how[1], how[2], threads, report)
@@ -270,7 +277,6 @@ def renumber(stream, words, counts):
     (words, counts)
         The stream is rewritten in place.
     """
-    from ..kernels.phrases import first_seen
     order = np.full(len(words), -1, np.int64)
     state = np.zeros(1, np.int64)
     for i in range(0, stream.length, phrase_tables.PIECE_IDS):
@@ -287,7 +293,6 @@ def write_text(stream, words, fh, last=None):
     """Write an id stream of ``words``' ids as text to the binary file ``fh``: tokens separated by
     spaces, one line per non-empty sentence; ``last`` (a :class:`Joiner`) joins a last pass on the
     way.  Returns the bytes written."""
-    from ..kernels.text import text_bytes, write_tokens
     encoded = [w.encode("utf-8") for w in words]
     sizes = np.fromiter(map(len, encoded), np.int64, len(encoded)) + 1   # each token and a space
     offsets = np.zeros(len(encoded) + 1, np.int64)
@@ -362,10 +367,6 @@ def write_phrased(path, stream, words, last=None):
     """Write the joined corpus to ``path`` (``"-"``: standard output), atomically; a ``.gz``,
     ``.bz2`` or ``.xz`` suffix compresses; ``last`` as :func:`write_text`'s.  Returns the bytes
     of text written."""
-    import sys
-
-    from ..util.atomic import atomic_write
-    from ..util.opener import compression_for_suffix, open_compressed_writer
     if path == "-":
         out = sys.stdout.buffer
         n = write_text(stream, words, out, last)

@@ -31,6 +31,7 @@ from ..util.atomic import fsync_dir, os_error_text, umask_mode
 from ..errors import FormatError, OutputError, ParameterError
 from ..formats.files import read_array, read_model_file, write_array
 from .settings import MAX_PASSES, PhraseSettings
+from .tables import JoinTable, RunTable
 
 FORMAT = "w2v-phrases"
 VERSION = 1
@@ -184,7 +185,6 @@ def load_counts(cls, path, read=None):
 
 
 def _load_frozen(cls, path, meta, settings, tokens):
-    from .tables import RunTable
     n = len(tokens)
     table = read_array(os.path.join(path, "phrases.npy"), np.int64, (None, 5))
     scores = read_array(os.path.join(path, "scores.npy"), np.float64, (table.shape[0],))
@@ -201,7 +201,6 @@ def _load_frozen(cls, path, meta, settings, tokens):
     model = cls.on_tokens(settings, tokens)
     model.runs = RunTable.from_arrays(offsets, runs)
     model.pruned = meta["pruned"]
-    from .tables import JoinTable
     for k in range(passes):
         rows = table[table[:, 0] == k]
         keys = (rows[:, 1] << 32) | rows[:, 2]

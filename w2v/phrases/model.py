@@ -5,22 +5,28 @@ The API is gensim 4's (:class:`Phrases`, :class:`FrozenPhrases`,
 the engine counts over int32 ids in Numba kernels (:mod:`w2v.phrases.tables`).
 Three scorings follow their references' exact rules: ``"word2vec"``
 (word2vec.c's ``word2phrase``), ``"gensim"`` (gensim's ``"default"``) and
-``"npmi"``.  Joining is greedy from the left; with connector words a phrase
-may hold connectors between its two ends (``bank_of_america``).
+``"npmi"``; a scoring function of gensim's signature is called as gensim calls
+it (:mod:`w2v.phrases.scoring`).  Joining is greedy from the left; with
+connector words a phrase may hold connectors between its two ends
+(``bank_of_america``).  ``model[corpus]`` is a :class:`~w2v.phrases.joining.PhrasedCorpus`,
+read again at each iteration, as gensim's ``TransformedCorpus``.
 docs/phrases.md gives the rules of each scoring, and where w2v differs from a
 reference on purpose: a token that holds the delimiter is a word of its own,
 never merged with the pair it spells, and words are read whole.
 """
-import itertools
 import os
 
 import numpy as np
 
 from . import tables as phrase_tables
 from ..errors import ParameterError
-from .tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, check_threads, count_stream, is_phrase,
-                     join_flags, join_ids, score_pairs, token_flags)
-from .settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings, npmi_scorer, original_scorer  # noqa: F401
+from ..text.encoded import DEFAULT_MEMORY_BUDGET, IdStream
+from ..text.scanning import scan_corpus
+from .joining import PhraseJoining
+from .scoring import is_phrase, npmi_scorer, original_scorer, score_pairs
+from .settings import ENGLISH_CONNECTOR_WORDS, PhraseSettings
+from .tables import (CountOptions, JoinTable, PairCounts, RunTable, StreamIds, VocabBound, check_threads, count_stream,
+                     join_flags, join_ids, prune_counts, token_flags)
 
 __all__ = ["ENGLISH_CONNECTOR_WORDS", "Phrases", "FrozenPhrases", "PhraseSettings", "original_scorer",
            "npmi_scorer", "load_phrases"]
@@ -35,48 +41,7 @@ def _is_paths(obj):
     return isinstance(obj, (list, tuple)) and len(obj) > 0 and all(isinstance(x, (str, os.PathLike)) for x in obj)
 
 
-def _is_single(obj):
-    """``(True, tokens)`` for one sentence (an iterable of strings), ``(False, sentences)`` for a corpus."""
-    it = iter(obj)
-    peek = next(it, None)
-    if peek is None:
-        return True, []
-    rest = itertools.chain([peek], it)
-    if isinstance(peek, str):
-        return True, rest
-    return False, (rest if it is obj else obj)
-
-
-class _Joining:
-    """What :class:`Phrases` and :class:`FrozenPhrases` share: joining sentences of strings."""
-
-    def __getitem__(self, sentence):
-        """The sentence with its phrases joined into single tokens; for a corpus (an iterable of
-        sentences), an iterable of such sentences."""
-        single, tokens = _is_single(sentence)
-        frozen = self._frozen()
-        if single:
-            return frozen.join_sentences([list(tokens)])[0]
-        return frozen.iter_joined(tokens)
-
-    def find_phrases(self, sentences):
-        """The phrases joined in ``sentences`` (an iterable of lists of str), with their scores.
-
-        Returns
-        -------
-        dict of str to float
-        """
-        frozen = self._frozen()
-        scores = frozen.phrasegrams
-        found = {}
-        for joined in frozen.iter_joined(sentences, mark=True):
-            for token, is_joined in joined:
-                if is_joined:
-                    found[token] = scores[token]
-        return found
-
-
-class Phrases(_Joining):
+class Phrases(PhraseJoining):
     """Detect phrases from unigram and pair counts (gensim's ``Phrases``, counted in Numba).
 
     Parameters
@@ -89,12 +54,17 @@ class Phrases(_Joining):
     threshold : float
         A pair joins when its score is above it.  ``npmi``: in [-1, 1].
     max_vocab_size : int
-        The most pairs held; beyond, the rarest are pruned (:class:`w2v.phrases.tables.PairCounts`).
+        The most words and pairs held: after a sentence that holds more, the rarest are pruned
+        as gensim prunes them (:class:`w2v.phrases.tables.VocabBound`); with the ``word2vec``
+        scoring, the most pairs, pruned as word2vec.c prunes
+        (:class:`w2v.phrases.tables.PairCounts`).
     delimiter : str
         Joins the tokens of a phrase.
     progress_per : int
         Accepted for gensim's signature; unused.
-    scoring : {"default", "gensim", "word2vec", "npmi"}
+    scoring : {"default", "gensim", "word2vec", "npmi"} or callable
+        A function of gensim's signature ``(worda_count, wordb_count, bigram_count, len_vocab,
+        min_count, corpus_word_count)`` is called for each pair (:mod:`w2v.phrases.scoring`).
     connector_words : set of str
         Words that may stand inside a phrase but never start or end one.
     threads : int, optional
@@ -113,7 +83,8 @@ class Phrases(_Joining):
 
     def __init__(self, sentences=None, min_count=5, threshold=10.0, max_vocab_size=40_000_000, delimiter="_",
                  progress_per=10000, scoring="default", connector_words=frozenset(), *, threads=None,
-                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000, memory_budget=32 << 20,
+                 tokenizer="whitespace", lowercase=False, max_sentence_length=10000,
+                 memory_budget=DEFAULT_MEMORY_BUDGET,
                  allow_binary=False):
         self.settings = PhraseSettings(min_count=min_count, threshold=threshold, scoring=scoring, delimiter=delimiter,
                                        connector_words=connector_words, max_table_size=max_vocab_size,
@@ -144,8 +115,10 @@ class Phrases(_Joining):
     pruned = property(lambda self: self.pairs.pruned)
 
     def __str__(self):
-        return (f"Phrases<{len(self.tokens)} words, {len(self.pairs)} pairs, scoring={self.scoring}, "
-                f"min_count={self.min_count}, threshold={self.threshold}, max_vocab_size={self.max_vocab_size}>")
+        return (f"{type(self).__name__}<{self.len_vocab()} vocab, min_count={self.min_count}, "
+                f"threshold={self.threshold}, max_vocab_size={self.max_vocab_size}>")
+
+    __repr__ = __str__   # gensim's repr is object's; its summary says more
 
     # ------------------------------------------------------------------ tokens
     def use_tokens(self, tokens):
@@ -207,7 +180,6 @@ class Phrases(_Joining):
             A sentence that is a string, or a token that is not a non-empty string.
         """
         if _is_paths(sentences):
-            from ..text.scanning import scan_corpus
             paths = [os.fspath(sentences)] if isinstance(sentences, (str, os.PathLike)) else \
                 [os.fspath(p) for p in sentences]
             scanned = scan_corpus(paths, threads=self.threads, **self.read_options)
@@ -223,7 +195,6 @@ class Phrases(_Joining):
             stream.close()
 
     def _sentence_stream(self, sentences):
-        from ..text.encoded import IdStream
         stream = IdStream(self.read_options["memory_budget"])
         index = self._word_index()
         buf = []
@@ -255,11 +226,40 @@ class Phrases(_Joining):
         s = self.settings
         options = CountOptions(cross_lines=s.cross_lines, chunk=s.chunk(from_files), max_run=s.max_sentence_length,
                                threads=self.threads)
-        self.pairs.presize(phrase_tables.expected_pairs(stream.length))
         size = phrase_tables.PIECE_IDS   # read now: tests set it small, so that pieces end everywhere
         blocks = (stream.read(i, size) for i in range(0, stream.length, size))
-        self.corpus_word_count += count_stream(blocks, ids, self._unigram, self.pairs, self.runs, options)
         self._frozen_cache = None
+        if s.scoring == "word2vec" or self.len_vocab() + 2 * stream.length <= s.max_table_size:
+            # word2vec.c's bound, after each piece; or gensim's, which this stream cannot reach
+            self.pairs.presize(phrase_tables.expected_pairs(stream.length))
+            self.corpus_word_count += count_stream(blocks, ids, self._unigram, self.pairs, self.runs, options)
+        elif self.len_vocab() == 0:
+            self._count_bounded(blocks, ids, options, stream.length, self._unigram, self.pairs)
+        else:
+            self._count_and_merge(blocks, ids, options, stream.length)
+
+    def _count_bounded(self, blocks, ids, options, length, unigram, pairs):
+        """Count ``length`` ids under gensim's bound into ``unigram`` and ``pairs``; return the bound."""
+        pairs.presize(phrase_tables.expected_pairs(length))
+        bound = VocabBound(self.settings.max_table_size, unigram, self._connector, pairs)
+        self.corpus_word_count += count_stream(blocks, ids, unigram, pairs, self.runs, options, bound)
+        self.pairs.pruned = self.pairs.pruned or bound.dropped
+        return bound
+
+    def _count_and_merge(self, blocks, ids, options, length):
+        """gensim's ``add_vocab`` on a model with counts: count apart under the bound, add, and prune
+        the sum once if it holds more than ``max_vocab_size`` (``min_reduce`` is the larger of the
+        model's and the count's, and grows by one)."""
+        unigram = np.zeros_like(self._unigram)
+        pairs = PairCounts(self.pairs.nparts, self.pairs.max_entries, runs=self.pairs.width == 3)
+        bound = self._count_bounded(blocks, ids, options, length, unigram, pairs)
+        self._unigram += unigram
+        self.pairs.add(*pairs.entries(ordered=False))
+        self.pairs.min_reduce = max(self.pairs.min_reduce, bound.min_reduce)
+        if self.len_vocab() > self.settings.max_table_size:
+            self.pairs.pruned = prune_counts(self._unigram, self._connector, self.pairs, self.pairs.min_reduce) \
+                or self.pairs.pruned
+            self.pairs.min_reduce += 1
 
     @property
     def unigram_counts(self):
@@ -274,8 +274,11 @@ class Phrases(_Joining):
     def phrase_pairs(self):
         """The pairs that are phrases: ``(keys, runs, scores)`` (``key = a << 32 | b``), sorted."""
         s = self.settings
-        # a pair seen fewer than min_count times is never a phrase under any scoring
-        keys, runs, counts = self.pairs.entries(s.min_count, ordered=False)
+        # a pair seen fewer than min_count times is never a phrase under the built-in scorings
+        keys, runs, counts = self.pairs.entries(1 if callable(s.scoring) else s.min_count, ordered=False)
+        if s.scoring != "word2vec":   # gensim scores no pair of a word it pruned (its count is 0)
+            held = (self._unigram[keys >> 32] > 0) & (self._unigram[keys & 0xFFFFFFFF] > 0)
+            keys, runs, counts = keys[held], runs[held], counts[held]
         scores = score_pairs(s.scoring, keys, counts, self._unigram, s.min_count, self.corpus_word_count,
                              self.len_vocab())
         keep = np.flatnonzero(is_phrase(s.scoring, scores, s.threshold))
@@ -323,7 +326,7 @@ class Phrases(_Joining):
     def save(self, path):
         """Save the counts in the folder ``path`` (JSON, a words file and ``.npy`` arrays; no pickle),
         atomically.  See :mod:`w2v.phrases.files`."""
-        from .files import save_counts
+        from .files import save_counts   # start-up: loads scipy.linalg (+0.3 s), for files only
         save_counts(path, self)
 
     @classmethod
@@ -335,7 +338,7 @@ class Phrases(_Joining):
         FormatError
             A missing, corrupt or foreign model folder (the message names the file).
         """
-        from .files import load_counts
+        from .files import load_counts   # start-up: loads scipy.linalg (+0.3 s), for files only
         return load_counts(cls, path)
 
     def restore(self, tokens, unigram, keys, runs, counts, run_offsets, run_tokens, corpus_word_count, min_reduce,
@@ -348,7 +351,6 @@ class Phrases(_Joining):
         self._grow()
         self._unigram[:] = unigram
         self.runs = RunTable.from_arrays(run_offsets, run_tokens)
-        self.pairs.max_entries = max(self.pairs.max_entries, keys.size)
         self.pairs.add(keys, runs, counts)
         self.pairs.min_reduce = int(min_reduce)
         self.pairs.pruned = bool(pruned)
@@ -357,7 +359,7 @@ class Phrases(_Joining):
         return self
 
 
-class FrozenPhrases(_Joining):
+class FrozenPhrases(PhraseJoining):
     """The phrases of a model, to join with (gensim's ``FrozenPhrases``); one layer per pass.
 
     ``FrozenPhrases(phrases)`` takes the phrases of a :class:`Phrases`.  A
@@ -397,8 +399,14 @@ class FrozenPhrases(_Joining):
     passes = property(lambda self: len(self.layers))
 
     def __str__(self):
-        return (f"FrozenPhrases<{sum(len(j) for j, _ in self.layers)} phrases in {self.passes} pass(es), "
-                f"scoring={self.scoring}, min_count={self.min_count}, threshold={self.threshold}>")
+        return (f"{type(self).__name__}<{self.distinct_phrases()} phrases, min_count={self.min_count}, "
+                f"threshold={self.threshold}>")
+
+    __repr__ = __str__   # gensim's repr is object's; its summary says more
+
+    def distinct_phrases(self):
+        """The phrases as distinct strings (gensim's ``len(phrasegrams)``), over every pass."""
+        return int(np.unique(self._phrase_tokens()).size)
 
     def __len__(self):
         return sum(len(j) for j, _ in self.layers)
@@ -546,20 +554,11 @@ class FrozenPhrases(_Joining):
             flags = self._connector_cache = self.connector_flags()
         return flags
 
-    def iter_joined(self, sentences, mark=False, batch=1000):
-        """Join the phrases of an iterable of sentences, ``batch`` sentences at a time."""
-        it = iter(sentences)
-        while True:
-            chunk = list(itertools.islice(it, batch))
-            if not chunk:
-                return
-            yield from self.join_sentences(chunk, mark)
-
     # ------------------------------------------------------------------ files
     def save(self, path):
         """Save the phrases in the folder ``path`` (JSON, a words file and ``.npy`` arrays; no pickle),
         atomically.  See :mod:`w2v.phrases.files`."""
-        from .files import save_frozen
+        from .files import save_frozen   # start-up: loads scipy.linalg (+0.3 s), for files only
         save_frozen(path, self)
 
     @classmethod
@@ -583,5 +582,5 @@ def load_phrases(path):
     FormatError
         A missing, corrupt or foreign model folder (the message names the file).
     """
-    from .files import load_any
+    from .files import load_any   # start-up: loads scipy.linalg (+0.3 s), for files only
     return load_any(Phrases, FrozenPhrases, path)

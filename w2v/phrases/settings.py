@@ -1,10 +1,9 @@
-"""The settings of phrase detection, their validation, and gensim's scorers and connector words."""
+"""The settings of phrase detection, their validation, and gensim's connector words."""
 import dataclasses
-import math
 
 from ..util.checks import is_finite_real, is_integer, require
 from ..errors import ParameterError
-from .tables import scoring_name
+from .scoring import NAMED_SCORERS, scorer_reference, scoring_name
 
 MAX_SENTENCE_LENGTH = 1_000_000
 MAX_PASSES = 10
@@ -12,27 +11,6 @@ MAX_PASSES = 10
 #: gensim 4's connector words for English: articles, some prepositions and conjunctions
 ENGLISH_CONNECTOR_WORDS = frozenset(
     "a an the for of with without at from to in on by and or".split())
-
-
-def original_scorer(worda_count, wordb_count, bigram_count, len_vocab, min_count, corpus_word_count):
-    """gensim's default score: ``(bigram_count - min_count) / (worda_count * wordb_count) * len_vocab``
-    (``-inf`` when a count is 0)."""
-    denom = worda_count * wordb_count
-    if denom == 0:
-        return float("-inf")
-    return (bigram_count - min_count) / float(denom) * len_vocab
-
-
-def npmi_scorer(worda_count, wordb_count, bigram_count, len_vocab, min_count, corpus_word_count):
-    """gensim's normalized pointwise mutual information, in [-1, 1] (``-inf`` below ``min_count``)."""
-    if bigram_count < min_count:
-        return float("-inf")
-    n = float(corpus_word_count)
-    pa, pb, pab = worda_count / n, wordb_count / n, bigram_count / n
-    try:
-        return math.log(pab / (pa * pb)) / -math.log(pab)
-    except (ValueError, ZeroDivisionError):
-        return float("-inf")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,10 +25,14 @@ class PhraseSettings:
         ``word2vec``: >= 0 (word2phrase scores 0 what cannot join, so a
         negative threshold would join every pair); ``gensim``: > 0, as gensim
         requires; ``npmi``: in [-1, 1].
-    scoring : {"word2vec", "gensim", "npmi"}
-        ``"default"`` (gensim's name) is read as ``"gensim"``.
+    scoring : {"word2vec", "gensim", "npmi"} or callable
+        ``"default"`` (gensim's name) is read as ``"gensim"``; a function of gensim's
+        signature is called for each pair (:mod:`w2v.phrases.scoring`), with any finite
+        threshold, as gensim checks none for it.
     delimiter : str
-        Non-empty, without whitespace (a phrase must stay one token).
+        Any string, as in gensim.  Where a phrase cannot be written whole, the writer refuses
+        it: whitespace in a word2vec vectors file or in phrased text, a newline in a model's
+        ``tokens.txt``.
     connector_words : frozenset of str
     max_table_size : int
         Pairs held at most before pruning (at least 1).
@@ -93,11 +75,9 @@ class PhraseSettings:
             need(-1 <= t <= 1, f"threshold must be in [-1, 1] for npmi scoring (got {t!r})")
         elif self.scoring == "gensim":
             need(t > 0, f"threshold must be > 0 for gensim scoring (got {t!r})")
-        else:
+        elif self.scoring == "word2vec":
             need(t >= 0, f"threshold must be >= 0 for word2vec scoring (got {t!r})")
-        d = self.delimiter
-        need(isinstance(d, str) and d != "" and not any(c.isspace() for c in d),
-             f"delimiter must be a non-empty string without whitespace (got {d!r})")
+        need(isinstance(self.delimiter, str), f"delimiter must be a string (got {self.delimiter!r})")
         for w in self.connector_words:
             need(isinstance(w, str) and w != "" and not any(c.isspace() for c in w),
                  f"connector words must be non-empty strings without whitespace (got {w!r})")
@@ -113,9 +93,22 @@ class PhraseSettings:
         return self.max_sentence_length if from_files and self.scoring != "word2vec" else 0
 
     def to_dict(self):
-        """The settings as JSON-ready values (connector words sorted)."""
-        d = dataclasses.asdict(self)
+        """The settings as JSON-ready values (connector words sorted; a scoring function by its name).
+
+        Raises
+        ------
+        ParameterError
+            The scoring is a function other than gensim's own scorers: a model file holds no code.
+        """
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["connector_words"] = sorted(self.connector_words)
+        if callable(self.scoring):
+            d["scoring"] = scorer_reference(self.scoring)
+            if d["scoring"] is None:
+                name = getattr(self.scoring, "__qualname__", repr(self.scoring))
+                raise ParameterError(f"cannot save phrases scored by the function {name}: phrase model files hold "
+                                     f"no code (no pickle); only gensim's scorers {' and '.join(NAMED_SCORERS)} "
+                                     "are saved, by name")
         return d
 
     @classmethod
@@ -139,7 +132,8 @@ class PhraseSettings:
         words = d["connector_words"]
         if not isinstance(words, list):
             raise ParameterError("connector_words must be a list of words")
-        return cls(**{**d, "connector_words": frozenset(words)})
+        scoring = NAMED_SCORERS.get(d["scoring"], d["scoring"]) if isinstance(d["scoring"], str) else d["scoring"]
+        return cls(**{**d, "connector_words": frozenset(words), "scoring": scoring})
 
 
 def check_passes(passes):

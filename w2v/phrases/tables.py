@@ -3,10 +3,11 @@
 * :class:`RunTable`: the connector runs (gensim's ``in_between`` words) by id;
 * :class:`PairCounts`: the pair counts, in one open-addressing hash table per
   counting thread (a pair belongs to the thread its hash names), bounded by
-  pruning as word2vec.c's ``ReduceVocab`` does;
+  pruning as word2vec.c's ``ReduceVocab`` does (the ``word2vec`` scoring);
+* :class:`VocabBound`: gensim's ``max_vocab_size``, pruning words and pairs
+  while counting;
 * :func:`count_stream`: unigrams and pairs of an id stream, counted by
   several threads at once (:func:`w2v.kernels.phrases.count_pairs`);
-* :func:`score_pairs`: the three scores, with each reference's arithmetic;
 * :class:`JoinTable` and :func:`join_stream`: one pass of joining over an id
   stream, in place.
 
@@ -17,29 +18,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels.phrases import (count_pairs, fill_filter, hash_runs, insert_entries, intern_run, intern_runs,
+                               join_phrases, last_anchor_cut, pair_parts, rebuild_runs, table_entries)
 from ..util.checks import is_integer
 from ..errors import ParameterError
 
 MAX_LOAD = 0.7            # entries per slot a table is sized for, as word2vec.c's vocab_hash
 FULL_LOAD = 0.85          # entries per slot at which a table grows
 PIECE_IDS = 1 << 20       # ids counted or joined per call
-SCORINGS = ("word2vec", "gensim", "npmi")
-SCORING_ALIASES = {"default": "gensim"}   # gensim's name of its original scorer
-
-
-def scoring_name(scoring):
-    """The canonical name of ``scoring`` (``"default"`` is gensim's name of ``"gensim"``).
-
-    Raises
-    ------
-    ParameterError
-        Not a known scoring (a callable is refused: scores are computed in bulk).
-    """
-    name = SCORING_ALIASES.get(scoring, scoring) if isinstance(scoring, str) else None
-    if name not in SCORINGS:
-        raise ParameterError(f"scoring must be one of {', '.join(SCORINGS)} (or 'default', gensim's "
-                             f"name of 'gensim'), not {scoring!r}")
-    return name
 
 
 class StreamIds(NamedTuple):
@@ -103,7 +89,6 @@ class RunTable:
 
     def reserve(self, runs, ids):
         """Make room for ``runs`` more runs holding ``ids`` more tokens in all."""
-        from ..kernels.phrases import rebuild_runs
         n, used = len(self), int(self.rstate[1])
         if n + runs > self.rhash.size:
             size = _next_pow2(n + runs)
@@ -117,7 +102,6 @@ class RunTable:
 
     def intern(self, tokens):
         """The id (from 1) of the run of model ``tokens``, added if new."""
-        from ..kernels.phrases import intern_run
         tokens = np.ascontiguousarray(tokens, np.int32)
         self.reserve(1, tokens.size)
         return int(intern_run(tokens, self.rtab, self.rhash, self.roff, self.pool, self.rstate))
@@ -134,7 +118,6 @@ class RunTable:
     @classmethod
     def from_arrays(cls, offsets, tokens):
         """The table of runs given as :meth:`arrays` gives them (checked by the caller)."""
-        from ..kernels.phrases import hash_runs, rebuild_runs
         table = cls()
         n = offsets.size - 1
         table.reserve(n, tokens.size)
@@ -152,10 +135,12 @@ class PairCounts:
 
     With ``runs`` false every run is 0 (no connector words), and the tables keep no run column.
 
-    When more than ``max_entries`` pairs are held, the pairs seen at most
-    ``min_reduce`` times are dropped and ``min_reduce`` grows by one, until
-    at most ``max_entries`` are left: word2vec.c's ``ReduceVocab``, on pairs
-    (unigram counts are never pruned).  ``pruned`` records that it happened.
+    Two rules bound them.  :meth:`prune`, word2vec.c's ``ReduceVocab`` on pairs (the
+    ``word2vec`` scoring): when more than ``max_entries`` pairs are held, the pairs seen at
+    most ``min_reduce`` times are dropped and ``min_reduce`` grows by one, until at most
+    ``max_entries`` are left.  :class:`VocabBound`, gensim's ``prune_vocab`` on words and pairs
+    together, calls :meth:`drop_below` (the other scorings); there ``min_reduce`` is gensim's
+    ``Phrases.min_reduce``.  ``pruned`` records that a count was dropped.
     """
 
     def __init__(self, nparts, max_entries, runs=True):
@@ -187,7 +172,6 @@ class PairCounts:
                 self._resize(p, _slots(share))
 
     def _resize(self, p, slots):
-        from ..kernels.phrases import insert_entries, table_entries
         keys, runs, values = table_entries(self.tables[p], 1)
         table = self._table(slots)
         insert_entries(table, keys, runs, values)
@@ -198,7 +182,6 @@ class PairCounts:
 
     def prune(self):
         """Drop the rarest pairs while more than ``max_entries`` are held (see the class)."""
-        from ..kernels.phrases import insert_entries, table_entries
         while len(self) > self.max_entries:
             for p in range(self.nparts):
                 keys, runs, values = table_entries(self.tables[p], self.min_reduce + 1)
@@ -208,10 +191,34 @@ class PairCounts:
             self.min_reduce += 1
             self.pruned = True
 
+    def drop_below(self, min_count):
+        """Drop the pairs seen fewer than ``min_count`` times (gensim's ``prune_vocab``); return
+        whether one was dropped."""
+        before = len(self)
+        for p in range(self.nparts):
+            keys, runs, values = table_entries(self.tables[p], min_count)
+            if keys.size < self.fill[p, 0]:
+                self.tables[p] = self._table(self.tables[p].shape[0])
+                insert_entries(self.tables[p], keys, runs, values)
+                self.fill[p, 0] = keys.size
+        dropped = len(self) < before
+        self.pruned = self.pruned or dropped
+        return dropped
+
+    def merge_parts(self):
+        """Hold every pair in one table: counting goes on in one thread, as gensim's bound needs
+        (:class:`VocabBound`); the counts stay the same."""
+        if self.nparts == 1:
+            return
+        keys, runs, values = self.entries(ordered=False)
+        self.nparts = 1
+        self.tables = [self._table(_slots(max(keys.size, sum(t.shape[0] for t in self.tables) * MAX_LOAD)))]
+        insert_entries(self.tables[0], keys, runs, values)
+        self.fill = np.array([[keys.size]], np.int64)
+
     def entries(self, min_count=1, ordered=True):
         """The pairs seen ``min_count`` times or more as ``(keys, runs, counts)``; ``key = a << 32 | b``.
         With ``ordered``, sorted by key then run (else in table order)."""
-        from ..kernels.phrases import table_entries
         parts = [table_entries(t, min_count) for t in self.tables]
         keys = np.concatenate([p[0] for p in parts])
         runs = np.concatenate([p[1] for p in parts])
@@ -222,8 +229,8 @@ class PairCounts:
         return keys[order], runs[order], counts[order]
 
     def add(self, keys, runs, counts):
-        """Add counts (a saved model's, or another's): each pair goes to its partition."""
-        from ..kernels.phrases import insert_entries, pair_parts
+        """Add counts (a saved model's, or another's): each pair goes to its partition.  Nothing is
+        pruned (the caller applies its rule)."""
         if not keys.size:
             return
         if self.width == 2 and np.any(runs):
@@ -244,7 +251,6 @@ class PairCounts:
             self.tables[p] = self._table(_slots(int(mine.sum())))
             insert_entries(self.tables[p], keys[mine], runs[mine], counts[mine])
             self.fill[p, 0] = int(mine.sum())
-        self.prune()
 
 
 class CountOptions(NamedTuple):
@@ -256,7 +262,68 @@ class CountOptions(NamedTuple):
     threads: int
 
 
-def count_stream(blocks, ids, unigram, pairs, runs, options):
+class VocabBound:
+    """gensim's ``max_vocab_size`` while counting (its ``Phrases._learn_vocab``).
+
+    After each sentence, when more than ``limit`` words (connectors excepted) and pairs are
+    held, the words and pairs seen fewer than ``min_reduce`` times are dropped (gensim's
+    ``utils.prune_vocab``) and ``min_reduce`` grows by one: once per sentence, so the counts
+    may stay above ``limit`` for a few sentences.  ``min_reduce`` starts at 1, whose prune
+    drops nothing.  The kernel checks at each sentence end (:func:`w2v.kernels.phrases.count_pairs`);
+    it needs every pair in one table, so the partitions are merged before a piece of the
+    stream that could reach the limit.
+
+    Parameters
+    ----------
+    limit : int
+    unigram : numpy.ndarray of int64
+        Counts per model token, pruned in place.
+    connector : numpy.ndarray of bool
+        Per model token: a connector word (never held nor pruned, as in gensim).
+    pairs : PairCounts
+    """
+
+    def __init__(self, limit, unigram, connector, pairs):
+        self.limit = int(limit)
+        self.unigram = unigram
+        self.connector = connector
+        self.pairs = pairs
+        self.min_reduce = 1
+        self.dropped = False
+        self.vocab = np.array([self.words_held(), 0], np.int64)   # the kernel's (words held, prune requested)
+
+    def words_held(self):
+        """Words counted that are not connectors."""
+        return int(np.count_nonzero((self.unigram > 0) & ~self.connector[:self.unigram.size]))
+
+    def size(self):
+        """gensim's ``len(vocab)``: words held and pairs."""
+        return int(self.vocab[0]) + len(self.pairs)
+
+    def kernel_limit(self, ids):
+        """The ``vocab_limit`` of a piece of ``ids`` ids: ``-1`` when the piece cannot reach the limit
+        (each id adds at most a word and a pair), else the limit, the pairs in one table."""
+        if self.size() + 2 * ids <= self.limit:
+            return -1
+        self.pairs.merge_parts()
+        return self.limit
+
+    def prune(self):
+        """Drop what was seen fewer than ``min_reduce`` times; ``min_reduce`` grows by one."""
+        self.dropped = prune_counts(self.unigram, self.connector, self.pairs, self.min_reduce) or self.dropped
+        self.min_reduce += 1
+        self.vocab[:] = (self.words_held(), 0)
+
+
+def prune_counts(unigram, connector, pairs, min_count):
+    """gensim's ``prune_vocab``: drop the words (connectors excepted) and pairs seen fewer than
+    ``min_count`` times; return whether one was dropped."""
+    rare = (unigram > 0) & (unigram < min_count) & ~connector[:unigram.size]
+    unigram[rare] = 0
+    return bool(pairs.drop_below(min_count)) or bool(rare.any())
+
+
+def count_stream(blocks, ids, unigram, pairs, runs, options, bound=None):
     """Count the unigrams and candidate pairs of a stream into ``unigram``, ``pairs`` and ``runs``.
 
     Parameters
@@ -270,13 +337,15 @@ def count_stream(blocks, ids, unigram, pairs, runs, options):
         One partition per counting thread.
     runs : RunTable
     options : CountOptions
+    bound : VocabBound, optional
+        gensim's bound, checked after each sentence; without it, the pairs are pruned after
+        each piece by word2vec.c's rule (:meth:`PairCounts.prune`).
 
     Returns
     -------
     int
         Tokens counted (sentence ends excepted).
     """
-    from ..kernels.phrases import count_pairs, intern_runs, last_anchor_cut
     use_runs = bool(ids.conn_model.any() or ids.conn_extra.any())
     if use_runs and pairs.width == 2:
         raise ValueError("a stream with connector words counted into pair tables without runs")
@@ -295,31 +364,47 @@ def count_stream(blocks, ids, unigram, pairs, runs, options):
                 runs.reserve(cut, cut)
                 intern_runs(piece, cut, ids.n_ident, ids.key_extra, ids.conn_model, ids.conn_extra, options.chunk,
                             options.max_run, state, runs.rtab, runs.rhash, runs.roff, runs.pool, runs.rstate, run_at)
-            states = [state.copy() for _ in range(pairs.nparts)]
-
-            def one(p, piece=piece, cut=cut, run_at=run_at, states=states):
-                done = 0
-                while True:
-                    done = count_pairs(piece, done, cut, ids.n_ident, ids.key_extra, ids.conn_model, ids.conn_extra,
-                                       run_at, use_runs, options.cross_lines, options.chunk, options.max_run, p,
-                                       pairs.nparts, pairs.tables[p], pairs.fill[p], pairs.limit(p), unigram,
-                                       states[p])
-                    if done == cut:
-                        return
-                    pairs.grow(p)
-
-            if pool is None:
-                one(0)
+            counter = _PieceCounter(piece, cut, ids, run_at, use_runs, options, pairs, unigram, state, bound)
+            if pairs.nparts == 1:
+                counter(0)
             else:
-                list(pool.map(one, range(pairs.nparts)))
-            state = states[0]
+                list(pool.map(counter, range(pairs.nparts)))
+            state = counter.states[0]
             tokens += int(np.count_nonzero(piece[:cut] >= 0))
             carry = piece[cut:]
-            pairs.prune()
+            if bound is None:
+                pairs.prune()
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
     return tokens
+
+
+class _PieceCounter:
+    """Counts ``piece[:cut]`` into one partition of ``pairs`` when called with its number, growing
+    the table and applying ``bound`` as the kernel asks."""
+
+    def __init__(self, piece, cut, ids, run_at, use_runs, options, pairs, unigram, state, bound):
+        self.piece, self.cut, self.ids, self.run_at, self.use_runs = piece, cut, ids, run_at, use_runs
+        self.options, self.pairs, self.unigram, self.bound = options, pairs, unigram, bound
+        self.vocab_limit = bound.kernel_limit(cut) if bound is not None else -1   # may merge the partitions
+        self.vocab = bound.vocab if bound is not None else np.zeros(2, np.int64)
+        self.states = [state.copy() for _ in range(pairs.nparts)]
+
+    def __call__(self, p):
+        ids, o, pairs = self.ids, self.options, self.pairs
+        done = 0
+        while True:
+            done = count_pairs(self.piece, done, self.cut, ids.n_ident, ids.key_extra, ids.conn_model, ids.conn_extra,
+                               self.run_at, self.use_runs, o.cross_lines, o.chunk, o.max_run, p, pairs.nparts,
+                               pairs.tables[p], pairs.fill[p], pairs.limit(p), self.unigram, self.states[p],
+                               self.vocab_limit, self.vocab)
+            if self.vocab[1]:
+                self.bound.prune()
+            elif done < self.cut:
+                pairs.grow(p)
+            if done == self.cut:
+                return
 
 
 def _with_last(blocks):
@@ -335,55 +420,10 @@ def _with_last(blocks):
     yield prev, True
 
 
-def score_pairs(scoring, keys, pair_counts, unigram, min_count, corpus_words, len_vocab):
-    """The score of each pair, with each reference's arithmetic.
-
-    * ``word2vec``: word2phrase's ``(pab - min_count) / pa / pb * train_words``
-      in float32, 0 where ``a``, ``b`` or the pair is seen fewer than
-      ``min_count`` times (word2phrase then scores 0);
-    * ``gensim``: gensim's ``original_scorer``, ``(pab - min_count) / (pa * pb) * len_vocab``
-      in float64;
-    * ``npmi``: gensim's ``npmi_scorer`` (``-inf`` below ``min_count``).
-
-    Returns
-    -------
-    numpy.ndarray
-        float32 for ``word2vec``, float64 otherwise.
-    """
-    from ..kernels.phrases import npmi_scores
-    a = keys >> 32
-    b = keys & 0xFFFFFFFF
-    pa = unigram[a]
-    pb = unigram[b]
-    if scoring == "word2vec":
-        valid = (pa >= min_count) & (pb >= min_count) & (pair_counts >= min_count)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = (pair_counts - min_count).astype(np.float32) / pa.astype(np.float32) / pb.astype(np.float32)
-            score = score * np.float32(corpus_words)
-        return np.where(valid, score, np.float32(0))
-    if scoring == "gensim":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = (pair_counts - min_count).astype(np.float64) / (pa * pb).astype(np.float64)
-            return score * np.float64(len_vocab)
-    out = np.empty(keys.size, np.float64)
-    npmi_scores(pa.astype(np.float64), pb.astype(np.float64), pair_counts.astype(np.float64), corpus_words,
-                min_count, out)
-    return out
-
-
-def is_phrase(scoring, scores, threshold):
-    """Which scores make a phrase: above ``threshold`` (as float32 for ``word2vec``, where
-    word2phrase reads the threshold into a float)."""
-    if scoring == "word2vec":
-        return scores > np.float32(threshold)
-    return scores > threshold
-
-
 class JoinTable:
     """One pass of joining: the phrases ``(a, run, b)`` of a layer and their look-up table."""
 
     def __init__(self, keys, runs, out):
-        from ..kernels.phrases import fill_filter, insert_entries
         self.keys = np.ascontiguousarray(keys, np.int64)
         self.runs = np.ascontiguousarray(runs, np.int64)
         self.out = np.ascontiguousarray(out, np.int32)
@@ -428,7 +468,6 @@ def join_ids(ids, final, stream_ids, join, phrase_out, runs, chunk, max_run, sta
     ``(consumed, joined ids)``; ``phrase_out`` gives each phrase's stream id, ``counts``
     (optional, per stream id) receives the counts of the ids written, ``flags`` are
     :func:`join_flags`' (computed if not given)."""
-    from ..kernels.phrases import join_phrases
     out = np.empty(ids.size, np.int32)
     count_out = counts is not None
     if counts is None:

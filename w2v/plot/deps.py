@@ -29,8 +29,9 @@ def require_matplotlib():
         ``matplotlib``.
     """
     try:
+        # optional extra: matplotlib (w2v[plot]); its Agg backend is imported to check it too
         import matplotlib
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401  (optional extra: matplotlib)
     except ImportError:
         raise MissingExtraError(f"pictures need matplotlib: {PLOT_EXTRA}") from None
     return matplotlib
@@ -67,8 +68,8 @@ def check_size(size):
 def new_figure(size, dpi=100):
     """A matplotlib Figure of ``size`` pixels (``(width, height)``) at ``dpi``, on an Agg canvas."""
     require_matplotlib()
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg   # optional extra: matplotlib
+    from matplotlib.figure import Figure   # optional extra: matplotlib
 
     width, height = check_size(size)
     fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi)

@@ -7,6 +7,7 @@ the usual picture of word vectors, then UMAP (umap-learn, which compiles its
 Numba code on its first use), then PCA.
 """
 import importlib.util
+import warnings
 
 import numpy as np
 
@@ -104,13 +105,13 @@ def _perplexity(n, group):
 
 def _tsne(x, seed, perplexity):
     if _installed("openTSNE"):
-        from openTSNE import TSNE
+        from openTSNE import TSNE   # optional extra: openTSNE (w2v[plot])
         # Barnes-Hut: 1.9 s for 300 words, where the FFT method (for large n) takes 6.0 s
         embedding = TSNE(n_components=2, perplexity=perplexity, metric="cosine", initialization="pca",
                          negative_gradient_method="bh", random_state=seed, n_jobs=1, verbose=False).fit(x)
         return np.asarray(embedding, dtype=np.float64)
     if _installed("sklearn"):
-        from sklearn.manifold import TSNE
+        from sklearn.manifold import TSNE   # optional: scikit-learn, where openTSNE is not installed
         return TSNE(n_components=2, perplexity=perplexity, metric="cosine", init="pca",
                     random_state=seed).fit_transform(x).astype(np.float64)
     raise MissingExtraError(f"--method tsne needs openTSNE or scikit-learn: {PLOT_EXTRA}")
@@ -119,9 +120,7 @@ def _tsne(x, seed, perplexity):
 def _umap(x, seed, n_neighbors):
     if not _installed("umap"):
         raise MissingExtraError(f"--method umap needs umap-learn: {UMAP_EXTRA}")
-    import warnings
-
-    import umap
+    import umap   # optional extra: umap-learn (w2v[umap])
     with warnings.catch_warnings():   # "n_jobs overridden by setting random_state": wanted, for the same map
         warnings.simplefilter("ignore")
         model = umap.UMAP(n_components=2, n_neighbors=max(2, n_neighbors), metric="cosine",

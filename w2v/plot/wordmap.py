@@ -4,7 +4,7 @@ import numpy as np
 from .choose import DEFAULT_TOP, select_words
 from .deps import new_figure, require_matplotlib
 from .labels import overlapping_pairs, place_labels
-from .project import project
+from .project import best_method, project
 
 __all__ = ["word_map", "draw_word_map", "label_boxes", "GROUP_COLOURS", "method_name"]
 
@@ -66,8 +66,6 @@ def word_map(kv, top=DEFAULT_TOP, skip_top=0, words=None, neighbours=None, topn=
     UnknownWordError, ParameterError
         As :func:`w2v.plot.select_words`.
     """
-    from .project import best_method
-
     require_matplotlib()   # before any work
     selection = select_words(kv, top=top, skip_top=skip_top, words=words, neighbours=neighbours, topn=topn,
                              restrict_vocab=restrict_vocab)

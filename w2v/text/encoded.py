@@ -8,7 +8,11 @@ out-of-vocabulary tokens and collapsing the sentences left empty, and the
 result is an :class:`EncodedCorpus` that the runners read in blocks.
 
 Sentence boundaries (line ends and file ends) are stored in the stream itself
-as the sentinel ``-1`` (:data:`SENTINEL`).
+as the sentinel ``-1`` (:data:`SENTINEL`).  A scan that spilled its counts to
+disk (docs/large-corpora.md) lists only the words that may enter the
+vocabulary; the tokens of the others are :data:`UNLISTED` (``-2``) in its
+provisional stream, and encoding drops them as it drops any word outside the
+vocabulary.
 """
 import os
 import tempfile
@@ -18,7 +22,11 @@ import numpy as np
 from ..errors import CorpusError
 
 SENTINEL = -1  # sentence boundary in an encoded id stream
-DEFAULT_MEMORY_BUDGET = 32 << 20  # bytes of int32 ids kept in RAM; beyond, an anonymous temp file (page cache)
+UNLISTED = -2  # in a provisional stream: a word the scan did not list (it spilled its counts; too rare to keep)
+#: bytes of RAM for reading a corpus: the vocabulary's counting tables and the int32 ids kept in RAM together;
+#: beyond, the ids go to an anonymous temporary file and the counts spill (docs/large-corpora.md).  1 GiB
+#: counts about 8M distinct words in memory.
+DEFAULT_MEMORY_BUDGET = 1 << 30
 
 
 # --------------------------------------------------------------------------- id stream storage
@@ -29,7 +37,9 @@ class IdStream:
     ----------
     memory_budget : int
         Bytes of ids kept in RAM; beyond this the stream moves to a temporary
-        file (deleted automatically, even if the process is killed).
+        file (deleted automatically, even if the process is killed).  A scan
+        moves it sooner when its counting tables need the RAM
+        (:meth:`move_to_disk`).
     tmpdir : str, optional
         Directory for the temporary file (default: ``tempfile.gettempdir()``,
         which ``TMPDIR`` sets).
@@ -53,23 +63,49 @@ class IdStream:
     def on_disk(self):
         return self._file is not None
 
+    @property
+    def ram_bytes(self):
+        """Bytes of ids held in RAM (0 once the stream is in its temporary file)."""
+        return 0 if self._file is not None else 4 * self.length
+
     def append(self, ids):
         ids = np.ascontiguousarray(ids, dtype=np.int32)
         if self._file is None and (self.length + ids.size) * 4 > self.memory_budget:
-            try:
-                self._file = tempfile.TemporaryFile(dir=self.tmpdir)
-            except OSError as exc:
-                raise self._spill_error(exc) from None
-            # the ids so far: a finished array (appends after finish) and the parts since
-            for part in ([self._array] if self._array is not None else []) + self._parts:
-                self._write(part)
-            self._parts = []
-            self._array = None
+            self.move_to_disk()
         if self._file is not None:
             self._write(ids)
         else:
             self._parts.append(ids)
         self.length += ids.size
+
+    def move_to_disk(self):
+        """Move the ids to the temporary file now (the scan does it when its counting tables need the
+        RAM); later appends go there too."""
+        if self._file is not None:
+            return
+        try:
+            self._file = tempfile.TemporaryFile(dir=self.tmpdir)
+        except OSError as exc:
+            raise self._spill_error(exc) from None
+        # the ids so far: a finished array (appends after finish) and the parts since
+        for part in ([self._array] if self._array is not None else []) + self._parts:
+            self._write(part)
+        self._parts = []
+        self._array = None
+
+    def write_at(self, start, ids):
+        """Overwrite the ids from ``start`` with ``ids`` (of a finished stream; as many as there are)."""
+        ids = np.ascontiguousarray(ids, dtype=np.int32)
+        if start < 0 or start + ids.size > self.length:
+            raise ValueError(f"ids {start}..{start + ids.size} outside a stream of {self.length}")
+        if self._file is None:
+            self._array[start:start + ids.size] = ids
+            return
+        self._write(ids, at=start)
+        try:
+            self._file.seek(0, os.SEEK_END)   # appends go on at the end
+        except OSError as exc:
+            raise self._spill_error(exc) from None
 
     def _write(self, ids, at=None):
         try:
@@ -216,7 +252,7 @@ def id_table(remap):
     return table
 
 
-def remap_ids(ids, table, after_sentinel):
+def remap_ids(ids, table, after_sentinel, drop_unlisted=False):
     """Final ids of a block of provisional ids: out-of-vocabulary words dropped, empty sentences collapsed.
 
     Parameters
@@ -227,6 +263,10 @@ def remap_ids(ids, table, after_sentinel):
         From :func:`id_table`; ``-2`` marks a word outside the vocabulary.
     after_sentinel : bool
         Whether the stream before this block ended a sentence (or this block starts it).
+    drop_unlisted : bool
+        Drop :data:`UNLISTED` ids (a provisional stream of a scan that spilled
+        its counts) as words outside the vocabulary; without it they are
+        refused.
 
     Returns
     -------
@@ -237,10 +277,10 @@ def remap_ids(ids, table, after_sentinel):
     CorpusError
         An id outside the table (checked in the kernel: nothing is read out of bounds).
     """
-    from ..kernels.encode import remap_block
+    from ..kernels.encode import remap_block   # start-up: Numba (0.5 s to import) loads only to encode
     ids = np.ascontiguousarray(ids, dtype=np.int32)
     out = np.empty(ids.size, np.int32)
-    n = remap_block(ids, table, bool(after_sentinel), out)
+    n = remap_block(ids, table, bool(after_sentinel), out, bool(drop_unlisted))
     if n < 0:
         raise CorpusError(f"the id stream holds an id outside [-1, {table.size - 2}] (a corrupt temporary file?)")
     return out[:n]
@@ -262,9 +302,10 @@ def encode_corpus(scanned, remap, vocab_size):
     """
     table = id_table(remap)
     prev_last = [SENTINEL]
+    unlisted = scanned.count_floor > 1   # a scan that spilled its counts lists only some words
 
     def transform(ids):
-        new = remap_ids(ids, table, prev_last[0] == SENTINEL)
+        new = remap_ids(ids, table, prev_last[0] == SENTINEL, unlisted)
         if new.size:
             prev_last[0] = new[-1]
         return new

@@ -180,7 +180,7 @@ class _SentenceScan:
     """The state of :func:`scan_sentences`: byte counting in a second thread, or a dict after a switch."""
 
     def __init__(self, stream):
-        from ..kernels.tokenize import ByteVocabulary, TokenItems
+        from ..kernels.tokenize import ByteVocabulary, TokenItems   # start-up: Numba (0.5 s) only to scan
         self.stream = stream
         self.vocab = ByteVocabulary()
         self.items = TokenItems()

@@ -16,20 +16,20 @@ split by the training kernel, never truncated.
 Which files a corpus names, how each is opened and whether it is text is
 :mod:`w2v.text.inputs`'s to decide (:func:`resolve_inputs` is re-exported here).
 """
-import itertools
 import os
 import re
-import warnings
-from collections import defaultdict, deque
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..util import opener
+from .counting import BoundedCount
 from .encoded import DEFAULT_MEMORY_BUDGET, SENTINEL, IdStream
 from ..errors import CorpusError, CorpusWarning, ParameterError
 from .inputs import TextCheck, input_size, open_binary, open_text, resolve_inputs
 from ..util.opener import replaced_sequences
+from ..util.caller_warnings import warn
 
 __all__ = ["TOKENIZERS", "DEFAULT_CHUNK_CHARS", "DEFAULT_MEMORY_BUDGET", "ScannedCorpus", "scan_corpus",
            "iter_token_lines", "read_chunks", "token_pieces", "warn_replaced_bytes", "resolve_inputs", "open_binary",
@@ -193,10 +193,15 @@ class ScannedCorpus:
     ----------
     words : list of str
         Distinct tokens in order of first occurrence (index = provisional id).
+        After a scan that spilled its counts to disk, a
+        :class:`w2v.text.vocab.ListedWords`: only the words that occur at
+        least :attr:`count_floor` times (and those of the vocabulary the scan
+        was given), in the same order.
     counts : numpy.ndarray of int64
         Occurrences of each word in ``words``.
     stream : IdStream
-        Provisional ids with ``SENTINEL`` at sentence ends.
+        Provisional ids with ``SENTINEL`` at sentence ends (and ``UNLISTED``
+        for the tokens of words left out of ``words``).
     n_tokens : int
         Total tokens read.
     n_sentences : int
@@ -206,13 +211,24 @@ class ScannedCorpus:
         empty sentences are dropped when the corpus is encoded).
     """
 
-    def __init__(self, words, counts, stream, n_tokens, n_sentences, files):
+    def __init__(self, words, counts, stream, n_tokens, n_sentences, files, spill=None):
         self.words = words
         self.counts = counts
         self.stream = stream
         self.n_tokens = n_tokens
         self.n_sentences = n_sentences
         self.files = files
+        self.spill = spill      # what the count wrote to disk (generations, bytes), or None
+
+    @property
+    def count_floor(self):
+        """Every word occurring at least this many times is in :attr:`words` (1: every word is)."""
+        return getattr(self.words, "count_floor", 1)
+
+    @property
+    def n_distinct(self):
+        """Distinct words of the corpus, listed in :attr:`words` or not."""
+        return getattr(self.words, "n_distinct", len(self.words))
 
     @property
     def absolute_files(self):
@@ -221,7 +237,8 @@ class ScannedCorpus:
 
 
 def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DEFAULT_MEMORY_BUDGET,
-                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None, threads=1, allow_binary=False):
+                chunk_chars=DEFAULT_CHUNK_CHARS, tmpdir=None, progress=None, threads=1, allow_binary=False,
+                min_count=1, vocabulary=None):
     """Read the corpus once: count tokens and record the provisional id stream.
 
     Parameters
@@ -231,7 +248,9 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     tokenizer : {"whitespace", "simple", "char"}
     lowercase : bool
     memory_budget : int
-        Bytes of ids kept in RAM before the stream spills to a temp file.
+        Bytes of RAM for the counting tables and the ids kept in RAM: the ids
+        go to a temporary file first, then the counts spill to temporary files
+        in ``tmpdir`` (docs/large-corpora.md).
     chunk_chars : int
         Characters read at a time.
     tmpdir : str, optional
@@ -240,15 +259,20 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
         each chunk of the whitespace byte scan, every 65,536 or so tokens of
         the others) and once at its end.
     threads : int
-        With 2 or more, the whitespace tokenizer (without ``lowercase``) splits
-        one chunk while a second thread counts the ones before (up to
-        :data:`SCAN_LAG` behind); the result is the same.
+        With 2 or more, one chunk is split (or tokenized) while a second thread
+        counts the ones before (up to :data:`SCAN_LAG` behind); the same result.
     allow_binary : bool
         Read inputs that do not look like text.  By default an input is
         refused when its first 65,536 characters hold a NUL byte, or more
         than 30% of them are bytes that are not UTF-8 or control characters
         (:func:`w2v.text.inputs.not_text_reason`): an executable or an image
         given by mistake would train nonsense.
+    min_count : int
+        After a spill, the words occurring fewer times are left out of
+        ``words`` (``UNLISTED`` in the stream); 1 lists every word.
+    vocabulary : sequence of str, optional
+        Words listed after a spill whatever their counts (a model's
+        vocabulary, to encode the corpus with it).
 
     Returns
     -------
@@ -258,32 +282,40 @@ def scan_corpus(paths, tokenizer="whitespace", lowercase=False, memory_budget=DE
     ------
     CorpusError
         Missing or unreadable inputs, an input that is not text (unless
-        ``allow_binary``), or no token at all.
+        ``allow_binary``), no token at all, or a temporary file that cannot
+        be written (the message names its folder).
+    BudgetError
+        After a spill, the words to list need more than the budget.
     """
     files = resolve_inputs(paths)
     if tokenizer not in TOKENIZERS:
         raise ParameterError(f"unknown tokenizer {tokenizer!r} (choose from {', '.join(TOKENIZERS)})")
     stream = IdStream(memory_budget, tmpdir)
     replaced_before = replaced_sequences()
+    counter = BoundedCount(memory_budget, min_count, vocabulary, tmpdir)
     try:
         if tokenizer == "whitespace" and not lowercase:
             words, counts, n_tokens, n_sentences = _scan_bytes(files, stream, chunk_chars, progress, threads,
-                                                               allow_binary)
+                                                               allow_binary, counter)
         else:
-            words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase,
-                                                              chunk_chars, progress, allow_binary)
+            words, counts, n_tokens, n_sentences = _scan_text(files, stream, tokenizer, lowercase, chunk_chars,
+                                                              progress, allow_binary, counter, threads)
+        stream.finish()
     except BaseException:
         stream.close()
         raise
-    stream.finish()
+    finally:
+        counter.close()
+    spill = counter.stats or None
     if n_tokens == 0:
         stream.close()
         raise CorpusError("corpus is empty: no tokens in " + ", ".join(files))
-    warn_replaced_bytes(words, counts, files, replaced_sequences() - replaced_before, tokenizer, stacklevel=3)
-    return ScannedCorpus(words, counts, stream, n_tokens, n_sentences, files)
+    warn_replaced_bytes(words, counts, files, replaced_sequences() - replaced_before, tokenizer, stacklevel=3,
+                        unlisted=spill["unlisted_replaced"] if spill else (0, 0))
+    return ScannedCorpus(words, counts, stream, n_tokens, n_sentences, files, spill)
 
 
-def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace", stacklevel=2):
+def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace", stacklevel=2, unlisted=(0, 0)):
     """Warn (:class:`CorpusWarning`) when bytes of the corpus were not UTF-8.
 
     The corpus readers decode with ``errors="replace"`` (a stray byte never
@@ -302,78 +334,61 @@ def warn_replaced_bytes(words, counts, files, sequences=0, tokenizer="whitespace
         Byte sequences the text readers replaced (:func:`replaced_sequences`).
     tokenizer : str
         For the message.
+    unlisted : (int, int)
+        Words holding U+FFFD that a scan which spilled its counts left out
+        of ``words``, and their tokens.
     """
     bad = [i for i, w in enumerate(words) if "\ufffd" in w]
-    if not bad and not sequences:
+    n_bad = len(bad) + unlisted[0]
+    if not n_bad and not sequences:
         return
     where = ", ".join(files[:3]) + (f" and {len(files) - 3} more files" if len(files) > 3 else "")
-    if bad:
-        tokens = int(np.asarray(counts, np.int64)[bad].sum())
-        detail = f"{tokens:,} tokens ({len(bad):,} distinct word{'s' if len(bad) > 1 else ''}) hold it"
+    if n_bad:
+        tokens = int(np.asarray(counts, np.int64)[bad].sum()) + unlisted[1]
+        detail = f"{tokens:,} tokens ({n_bad:,} distinct word{'s' if n_bad > 1 else ''}) hold it"
     else:
         detail = f"{sequences:,} byte sequences, which the {tokenizer} tokenizer then dropped"
-    warnings.warn(f"{where}: bytes that are not UTF-8 were read as U+FFFD: {detail}", CorpusWarning,
-                  stacklevel=stacklevel)
+    warn(f"{where}: bytes that are not UTF-8 were read as U+FFFD: {detail}", CorpusWarning, stacklevel=stacklevel)
 
 
-def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress, allow_binary=False):
-    """The general scan: decoded text, Python tokenizers, a dict of provisional ids."""
-    next_id = itertools.count().__next__
-    index = defaultdict(next_id)  # word -> provisional id, assigned on first sight
-    lookup = index.__getitem__
-    counts = np.zeros(1024, np.int64)
-    n_tokens = 0
-    n_sentences = 0
-    chars = [0]
+def _scan_text(files, stream, tokenizer, lowercase, chunk_chars, progress, allow_binary=False, counter=None,
+               threads=1):
+    """The general scan: the text decoded and split by the Python tokenizers.
 
-    def on_bytes(n):
-        chars[0] += n
-
-    pending = []       # lists of tokens waiting to be encoded together
-    pending_ends = []  # per piece: True if a sentence ends after it
+    The tokens of each batch of about 65,536 are joined by spaces, with a
+    ``\n`` after each sentence, and counted by the byte scan
+    (:class:`_ByteScan`, in ``counter`` as :func:`_scan_bytes` counts), which
+    splits them back one for one: no token holds whitespace.  So the counts
+    keep to the memory budget here too, and the ids are in order of first
+    occurrence.
+    """
+    if counter is None:
+        counter = BoundedCount(stream.memory_budget, tmpdir=stream.tmpdir)
+    scan = _ByteScan(stream, chunk_chars, progress, threads, counter)
+    pending = []       # tokens joined by spaces, each piece followed by " " or (a sentence end) "\n"
     pending_len = 0
-
-    def flush():
-        nonlocal counts, n_tokens, pending_len
-        flat = list(itertools.chain.from_iterable(pending))
-        ids = np.fromiter(map(lookup, flat), dtype=np.int32, count=len(flat))
-        if len(index) > counts.size:
-            grown = np.zeros(max(len(index), 2 * counts.size), np.int64)
-            grown[:counts.size] = counts
-            counts = grown
-        if ids.size:
-            counts[:len(index)] += np.bincount(ids, minlength=len(index))
-        # interleave sentinels after the pieces that end a sentence
-        lens = np.fromiter(map(len, pending), dtype=np.int64, count=len(pending))
-        ends = np.asarray(pending_ends, dtype=bool)
-        out = np.empty(ids.size + int(ends.sum()), np.int32)
-        offsets = np.cumsum(lens) + np.cumsum(ends)   # position after each piece (+ its sentinel)
-        out[offsets[ends] - 1] = SENTINEL
-        mask = np.ones(out.size, bool)
-        mask[offsets[ends] - 1] = False
-        out[mask] = ids
-        stream.append(out)
-        n_tokens += ids.size
-        pending.clear()
-        pending_ends.clear()
-        pending_len = 0
-        if progress is not None:
-            progress(chars[0], n_tokens)
-
-    for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, on_bytes, allow_binary):
-        pending.append(toks)
-        pending_ends.append(ends)
-        pending_len += len(toks) + 1
-        if ends:
-            n_sentences += 1
-        if pending_len >= (1 << 16):
-            flush()
-    flush()
-    words = list(index.keys())
-    return words, counts[:len(words)].copy(), n_tokens, n_sentences
+    try:
+        for toks, ends in iter_token_lines(files, tokenizer, lowercase, chunk_chars, scan.count_read, allow_binary):
+            pending.append(" ".join(toks))
+            pending.append("\n" if ends else " ")
+            pending_len += len(toks) + 1
+            if pending_len >= (1 << 16):
+                scan.count_text("".join(pending))
+                pending.clear()
+                pending_len = 0
+        if pending:
+            scan.count_text("".join(pending))
+        scan.collect()
+    finally:
+        scan.close()
+    if progress is not None:
+        progress(scan.done, scan.n_tokens)
+    n_sentences = counter.n_lines
+    words, counts = _counted_words(counter, stream, scan.generation_starts)
+    return words, counts, scan.n_tokens, n_sentences
 
 
-def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=False):
+def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=False, counter=None):
     """The whitespace scan over raw bytes (:mod:`w2v.kernels.tokenize`).
 
     Gives the same words, counts and id stream as :func:`_scan_text` with
@@ -387,8 +402,14 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=Fa
     only writer of the vocabulary, so ids keep their order of first
     occurrence), up to :data:`SCAN_LAG` chunks behind, so that neither stage
     waits on the other's slower chunks.  Both stages run without the GIL.
+
+    ``counter`` (a :class:`~w2v.text.counting.BoundedCount`, default: one
+    with the stream's budget) holds the counts; when it spilled them to
+    disk, the words are the ones it lists (:meth:`~w2v.text.counting.BoundedCount.finish`).
     """
-    scan = _ByteScan(stream, chunk_bytes, progress, threads)
+    if counter is None:
+        counter = BoundedCount(stream.memory_budget, tmpdir=stream.tmpdir)
+    scan = _ByteScan(stream, chunk_bytes, progress, threads, counter)
     try:
         for path in files:
             scan.read_file(path, TextCheck(path, allow_binary))
@@ -396,26 +417,37 @@ def _scan_bytes(files, stream, chunk_bytes, progress, threads=1, allow_binary=Fa
         scan.close()
     if progress is not None:
         progress(scan.done, scan.n_tokens)
-    words = scan.vocab.words()
-    counts = scan.vocab.counts[:len(words)].copy()
-    if len(set(words)) < len(words):
+    n_sentences = counter.n_lines + len(files)
+    words, counts = _counted_words(counter, stream, scan.generation_starts)
+    if not counter.spilled and len(set(words)) < len(words):   # a spilled count merged them on disk
         words, counts = _merge_same_words(words, counts, stream)
-    return words, counts, scan.n_tokens, int(scan.vocab.state[2]) + len(files)
+    return words, counts, scan.n_tokens, n_sentences
+
+
+def _counted_words(counter, stream, generation_starts):
+    """The words the count lists and their counts: those of its tables, or after a spill those of
+    :meth:`~w2v.text.counting.BoundedCount.finish` (which rewrites the stream's ids)."""
+    if counter.spilled:
+        stream.finish()
+        return counter.finish(stream, generation_starts)
+    words = counter.vocab.words()
+    return words, counter.vocab.counts[:len(words)].copy()
 
 
 class _ByteScan:
-    """The state of :func:`_scan_bytes`: the byte vocabulary, the split buffers, the counts in flight."""
+    """The state of :func:`_scan_bytes`: the counting tables, the split buffers, the counts in flight."""
 
-    def __init__(self, stream, chunk_bytes, progress, threads):
-        from ..kernels.tokenize import ByteVocabulary, TokenItems
+    def __init__(self, stream, chunk_bytes, progress, threads, counter):
+        from ..kernels.tokenize import TokenItems   # Numba (0.5 s to import): not at start-up
         self.stream = stream
         self.chunk_bytes = chunk_bytes
         self.progress = progress
-        self.vocab = ByteVocabulary()
+        self.counter = counter
         # chunk k is split into one of these while up to SCAN_LAG chunks before it are counted
         self.batches = [TokenItems() for _ in range(SCAN_LAG + 1)]
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="w2v-scan") if threads > 1 else None
         self.pending = deque()  # (count result or future, its TokenItems) of the chunks not collected yet
+        self.generation_starts = [0]   # where the ids of each generation of the counts begin in the stream
         self.n_tokens = 0
         self.done = 0
         self.chunks = 0
@@ -425,10 +457,21 @@ class _ByteScan:
         the stream (in chunk order)."""
         while len(self.pending) > keep:
             job, items = self.pending.popleft()
-            written, newlines = job.result() if self.pool is not None else job
+            written, newlines, cuts = job.result() if self.pool is not None else job
+            self.generation_starts.extend(self.stream.length + cut for cut in cuts)
             if written:
                 self.stream.append(items.ids[:written].copy())   # the arrays are reused SCAN_LAG + 1 chunks on
             self.n_tokens += written - newlines
+
+    def count_read(self, n):
+        """Record ``n`` more characters (or bytes) read, for progress."""
+        self.done += n
+
+    def count_text(self, text):
+        """Split and count ``text`` (a ``str``), whole tokens each followed by a space or a ``\n``."""
+        self.split(text.encode("utf-8"), True)
+        if self.progress is not None:
+            self.progress(self.done, self.n_tokens)
 
     def read_file(self, path, check):
         """Split and count one input, chunk by chunk, checking that it is text (``check``, a
@@ -466,13 +509,18 @@ class _ByteScan:
         force = not final and buf.size >= MAX_TOKEN_CHUNKS * self.chunk_bytes
         n = _char_boundary(buf) if force else buf.size
         self.collect(keep=SCAN_LAG)   # the count that last used these arrays is done
+        # the ids in RAM and the counting tables share the budget: the ids go to disk first
+        # (the tables may double while this chunk is counted)
+        stream = self.stream
+        if stream.ram_bytes and stream.ram_bytes + 2 * self.counter.table_bytes > stream.memory_budget:
+            stream.move_to_disk()
         items = self.batches[self.chunks % len(self.batches)]
         self.chunks += 1
         consumed, n_items = items.split(buf, n, final or force)
         if self.pool is not None:
-            self.pending.append((self.pool.submit(self.vocab.count, buf, items, n_items), items))
+            self.pending.append((self.pool.submit(self.counter.count, buf, items, n_items), items))
         else:
-            self.pending.append((self.vocab.count(buf, items, n_items), items))
+            self.pending.append((self.counter.count(buf, items, n_items), items))
         return consumed
 
     def close(self):

@@ -1,7 +1,96 @@
 """Vocabulary: words, counts and their deterministic order."""
 import numpy as np
 
-from ..errors import ParameterError, VocabularyError
+from ..errors import BudgetError, ParameterError, VocabularyError
+
+
+def mib(n_bytes):
+    """``n_bytes`` in MiB, rounded up (the unit of ``--memory-budget``)."""
+    return -(-int(n_bytes) // (1 << 20))
+
+
+def size_text(n_bytes):
+    """``n_bytes`` for a message: ``"3.2 GiB"``, ``"250 MiB"``, ``"12 KiB"`` or ``"800 bytes"``."""
+    n = int(n_bytes)
+    if n >= 10 << 30:
+        return f"{n / (1 << 30):.0f} GiB"
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.1f} GiB"
+    if n >= 1 << 20:
+        return f"{mib(n):,} MiB"
+    return f"{-(-n // 1024):,} KiB" if n >= 1024 else f"{n} bytes"
+
+
+class ListedWords(list):
+    """The words a scan listed after it spilled its counts to disk (docs/large-corpora.md).
+
+    A list of ``str`` in order of first occurrence, as a scan's words are,
+    that holds only the words occurring at least ``count_floor`` times and
+    the words of ``always``: the others were counted on disk and left out.
+    A vocabulary taken from these words is exact when it needs no word
+    left out; :meth:`require` says whether a choice does, and the functions
+    of this module call it.
+
+    Parameters
+    ----------
+    words : iterable of str
+    count_floor : int
+        Every word occurring at least this many times is listed.
+    always : sequence of str, optional
+        Words listed whatever their counts (a model's vocabulary).
+    n_distinct : int
+        Distinct words of the corpus, listed or not.
+    needed : int
+        A memory budget (bytes) under which the scan counts every word in
+        memory, and so lists them all.
+    """
+
+    def __init__(self, words, count_floor, always=None, n_distinct=0, needed=0):
+        super().__init__(words)
+        self.count_floor = int(count_floor)
+        self.always = always
+        self.n_distinct = int(n_distinct)
+        self.needed = int(needed)
+
+    def _refuse(self, what, remedy):
+        raise BudgetError(f"{what}: the corpus has {self.n_distinct:,} distinct words, more than the memory "
+                          f"budget counts at once, so its scan listed only the {len(self):,} that occur at least "
+                          f"{self.count_floor:,} times{' or are in the vocabulary' if self.always else ''}; "
+                          f"{remedy}a memory budget of {mib(self.needed):,} MiB (--memory-budget "
+                          f"{mib(self.needed)}) counts them all in memory", self.needed)
+
+    def require(self, min_count=None, trim_rule=None, vocabulary=None):
+        """Raise :class:`~w2v.errors.BudgetError` unless a vocabulary chosen with these needs only listed words.
+
+        Parameters
+        ----------
+        min_count : int, optional
+            Words occurring fewer times are dropped: exact when it is at least
+            ``count_floor``.
+        trim_rule : callable, optional
+            It sees every word: exact only when nothing was left out.
+        vocabulary : sequence of str, optional
+            Words whose counts (or ids) are needed: exact when they are
+            ``always``.
+        """
+        if min_count is not None and min_count < self.count_floor:
+            self._refuse(f"min_count={min_count} needs the words occurring {min_count} times or more",
+                         f"use min_count >= {self.count_floor:,}, or ")
+        if trim_rule is not None:
+            self.require_all("trim_rule is given every word of the corpus")
+        if vocabulary is not None and self.count_floor > 1 and not self._lists(vocabulary):
+            self._refuse("the words of the vocabulary are needed whatever their counts", "")
+
+    def require_all(self, what):
+        """Raise :class:`~w2v.errors.BudgetError` (``what`` needs every word) unless every word is listed."""
+        if self.count_floor > 1:
+            self._refuse(what, "")
+
+    def _lists(self, vocabulary):
+        always = self.always
+        if always is None:
+            return False
+        return vocabulary is always or set(vocabulary) <= set(always)
 
 
 class Vocab:
@@ -89,11 +178,16 @@ def build_vocab(words, counts, min_count=5, max_vocab_size=None, keep=None):
     ------
     VocabularyError
         No word survives ``min_count``.
+    BudgetError
+        ``words`` are those of a scan that spilled its counts
+        (:class:`ListedWords`) and ``min_count`` is below the counts it listed.
     """
     if min_count < 1:
         raise ParameterError("min_count must be >= 1")
     if max_vocab_size is not None and max_vocab_size < 1:
         raise ParameterError("max_vocab_size must be >= 1")
+    if keep is None and isinstance(words, ListedWords):
+        words.require(min_count=min_count)
     counts = np.asarray(counts, dtype=np.int64)
     kept = np.flatnonzero(counts >= min_count if keep is None else keep)
     if kept.size == 0:
@@ -122,7 +216,15 @@ def vocab_ids(vocab, words):
     Returns
     -------
     numpy.ndarray of int32
+
+    Raises
+    ------
+    BudgetError
+        ``words`` are those of a scan that spilled its counts without being
+        given ``vocab``'s words (:class:`ListedWords`).
     """
+    if isinstance(words, ListedWords):
+        words.require(vocabulary=vocab.words)
     index = vocab.index
     return np.fromiter((index.get(w, -2) for w in words), dtype=np.int32, count=len(words))
 
@@ -158,7 +260,12 @@ def merge_vocab(old, words, counts, min_count=5, max_vocab_size=None, keep=None)
     ------
     VocabularyError
         No word of the corpus is in ``old`` or occurs ``min_count`` times.
+    BudgetError
+        ``words`` are those of a scan that spilled its counts without being
+        given ``old``'s words (:class:`ListedWords`).
     """
+    if isinstance(words, ListedWords):
+        words.require(min_count=min_count if keep is None else None, vocabulary=old.words)
     v0 = len(old)
     index = old.index
     existing = np.fromiter((index.get(w, -1) for w in words), dtype=np.int64, count=len(words))
@@ -198,7 +305,15 @@ def kept_words(words, counts, min_count, trim_rule=None):
     Returns
     -------
     numpy.ndarray of bool
+
+    Raises
+    ------
+    BudgetError
+        ``words`` are those of a scan that spilled its counts (:class:`ListedWords`),
+        and ``min_count`` is below the counts it listed, or ``trim_rule`` is given.
     """
+    if isinstance(words, ListedWords):
+        words.require(min_count=min_count, trim_rule=trim_rule)
     keep = np.asarray(counts, np.int64) >= min_count
     if trim_rule is None:
         return keep

@@ -11,11 +11,11 @@ uninterrupted one would.
 """
 import dataclasses
 import time
-import warnings
 
 import numpy as np
 
 from ..errors import ParameterError, ResumeWarning
+from ..util.caller_warnings import warn
 from ..settings import DEFAULT_ROUND_WORDS
 
 __all__ = ["RunResult", "TICK_COLUMNS", "ROUND_KEYS", "MID_EPOCH_KEYS", "run_totals", "merge_results",
@@ -239,7 +239,7 @@ def begin_run(model, length, n_words, same_corpus=None, stacklevel=4, sharded=Fa
             if position:
                 _check_mid_epoch(state, model.settings, mode)
         else:
-            warnings.warn(
+            warn(
                 f"the model holds an unfinished run ({state['epochs_done']} of {state['epochs']} epochs) "
                 f"over another corpus ({_corpus_text(state, length, n_words, fingerprint)}); "
                 f"starting a new run of {epochs} epochs", ResumeWarning, stacklevel=stacklevel)

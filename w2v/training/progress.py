@@ -1,16 +1,14 @@
-"""Progress on stderr: the training's progress lines and the corpus scan's status.
+"""Progress on stderr: the training's progress lines, and the statuses of the steps before it.
 
 :class:`Progress` draws the lines every runner reports through (CPU, CUDA,
-Dask); :func:`scan_with_progress` reads a corpus (:func:`w2v.text.scanning.scan_corpus`)
-reporting through one; :class:`KernelWatch` says when Numba compiles the
-kernels and times what a thread waits for them.
+Dask), and the statuses of the corpus scan; :class:`KernelWatch` says when
+Numba compiles the kernels and times what a thread waits for them.
 """
 import sys
 import threading
 import time
 
 from ..util.console import line_left_open, write_or_drop
-from ..text.scanning import scan_corpus
 
 TICKS = 100   # progress ticks recorded per run: one each time 1% of the run is done
 
@@ -179,60 +177,6 @@ def _fmt_seconds(s):
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-def scan_with_progress(corpus, settings, quiet=True, stream=None,
-                       next_step="building the vocabulary and encoding the corpus", allow_binary=False):
-    """Tokenize a corpus once (:func:`w2v.text.scanning.scan_corpus`) as ``settings`` say, reporting progress.
-
-    Progress goes through :meth:`Progress.status` (redrawn in place on a
-    terminal).  When the scan is over, a status says that ``next_step``
-    follows: always on a terminal, elsewhere when the scan was long enough to
-    report (the next step then takes a while too).
-
-    Parameters
-    ----------
-    corpus : str or list of str
-        Files, directories or ``"-"``.
-    settings : w2v.settings.Settings
-        ``tokenizer``, ``lowercase``, ``memory_budget`` and ``threads`` apply.
-    quiet : bool
-        No progress on stderr.
-    stream : file object, optional
-        Where progress goes (default: stderr).
-    next_step : str
-        What follows the scan, for its last status.
-    allow_binary : bool
-        Read inputs that do not look like text (see :func:`w2v.text.scanning.scan_corpus`).
-
-    Returns
-    -------
-    scanned : w2v.text.scanning.ScannedCorpus
-    reporter : Progress
-        For the caller's summary line.
-    t0 : float
-        ``time.perf_counter()`` when the scan began.
-    """
-    s = settings
-    t0 = time.perf_counter()
-    reporter = Progress(1, s, stream=stream, quiet=quiet)
-    last = [t0]
-    shown = [False]
-
-    def scan_progress(chars, tokens):
-        now = time.perf_counter()
-        if not quiet and now - last[0] >= reporter.interval:
-            last[0] = now
-            shown[0] = True
-            rate = tokens / max(now - t0, 1e-9)
-            reporter.status(f"reading corpus: {tokens:,} tokens ({rate / 1e6:.2f}M tokens/s)")
-
-    scanned = scan_corpus(corpus, tokenizer=s.tokenizer, lowercase=s.lowercase,
-                          memory_budget=s.memory_budget, progress=scan_progress, threads=s.threads,
-                          allow_binary=allow_binary)
-    if not quiet and (reporter.tty or shown[0]):
-        reporter.status(f"read {scanned.n_tokens:,} tokens ({time.perf_counter() - t0:.1f}s); {next_step}")
-    return scanned, reporter, t0
-
-
 COMPILING = "compiling the training kernels (once) ..."
 _EVENTS = ("numba:compile", "numba:compiler_lock")   # Numba's event API (numba.core.event)
 
@@ -268,9 +212,10 @@ class KernelWatch:
         self._thread = threading.get_ident()
         self._open = {}    # (event kind, thread) -> [depth, start]
         self._lock = threading.Lock()
+        self._listener = None   # Numba's event listener, registered from __enter__ to __exit__
 
     def __enter__(self):
-        from numba.core import event
+        from numba.core import event   # start-up: imported by the CLI; loads Numba (+0.5 s)
 
         watch = self
 
@@ -287,7 +232,7 @@ class KernelWatch:
         return self
 
     def __exit__(self, *exc):
-        from numba.core import event
+        from numba.core import event   # start-up: imported by the CLI; loads Numba (+0.5 s)
 
         for kind in _EVENTS:
             event.unregister(kind, self._listener)

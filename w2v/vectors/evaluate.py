@@ -376,7 +376,7 @@ def _pearson_r(x, y):
 
 def _scipy_stats():
     try:
-        from scipy import stats
+        from scipy import stats   # optional extra: scipy, for the Spearman correlation only
     except Exception:  # pragma: no cover - scipy is optional
         return None
     return stats

@@ -1,18 +1,33 @@
 """Trained word vectors: :class:`KeyedVectors`, and loading and saving them.
 
-:class:`KeyedVectors` holds a vocabulary (``index_to_key``) and a float32
-matrix with one row per word.  Its query methods follow gensim's
-``KeyedVectors`` semantics (cosine similarity, the mean of unit vectors with
-weights +1/-1, input words excluded from the answers), so results can be
-compared one to one.  The class is assembled from mixins, one per concept:
-lookups (:mod:`w2v.vectors.lookup`), similarities of given words
-(:mod:`w2v.vectors.similarity`), nearest-neighbour queries (:mod:`w2v.vectors.neighbours`),
-ranks and document distances (:mod:`w2v.vectors.ranking`), per-word attributes
-(:mod:`w2v.vectors.vecattrs`), adding and changing vectors (:mod:`w2v.vectors.editing`),
-files (:mod:`w2v.vectors.files`), evaluation (:mod:`w2v.vectors.intrinsic`) and
+:class:`KeyedVectors` holds a vocabulary (``index_to_key``) and a matrix
+with one row per word (float32, or float16 or float64 when asked for).  Its
+query methods follow gensim's ``KeyedVectors`` semantics (cosine similarity,
+the mean of unit vectors with weights +1/-1, input words excluded from the
+answers), so results can be compared one to one.
+
+The class is built by composition.  One :class:`~w2v.vectors.store.VectorStore`
+owns the state: the words, the vectors, the word index, the norms and the
+per-word attributes; the storage attributes of :class:`KeyedVectors`
+(``vectors``, ``index_to_key``, ``key_to_index``, ``expandos``, ``counts``,
+``norms``) read and write it.  The methods are plain functions, one module per
+concept, bound in the class body: lookups (:mod:`w2v.vectors.lookup`),
+similarities of given words (:mod:`w2v.vectors.similarity`), nearest-neighbour
+queries (:mod:`w2v.vectors.neighbours`), ranks and document distances
+(:mod:`w2v.vectors.ranking`), per-word attributes (:mod:`w2v.vectors.vecattrs`),
+adding and changing vectors (:mod:`w2v.vectors.editing`), files
+(:mod:`w2v.vectors.files`), evaluation (:mod:`w2v.vectors.intrinsic`) and
 gensim's deprecated names (:mod:`w2v.vectors.legacy`).  Together they give every
 public method of gensim 4.4's ``KeyedVectors``, with its parameter names.
-This module keeps the storage, the norms, and :func:`load` / :func:`save`.
+
+The first parameter of those functions is named ``self``: they are the methods
+of :class:`KeyedVectors` (``KeyedVectors.most_similar`` *is*
+``w2v.vectors.neighbours.most_similar``), so ``help()`` and
+:func:`inspect.signature` show gensim's signatures, ``self`` included, and the
+docstrings read as the methods' own.  They call each other through ``self``
+(``self.most_similar(...)``), as methods do, and change the state only through
+``self.store``.  This module keeps the constructor, the storage attributes, the
+norms, and :func:`load` / :func:`save`.
 
 Using the vectors in PyTorch::
 
@@ -27,82 +42,63 @@ Using the vectors in PyTorch::
 from __future__ import annotations
 
 import os
-from numbers import Integral
 
 import numpy as np
 
-from ..util.arrays import check_finite, row_norms
-from .editing import EditingMixin
-from ..errors import FormatError, ParameterError
-from ..formats import write_native, write_word2vec
-from .intrinsic import IntrinsicMixin
-from .legacy import LegacyMixin
-from .lookup import LookupMixin
-from .neighbours import NeighboursMixin
+from ..errors import ParameterError
+from ..formats import check_datatype, write_native, write_word2vec
+from ..util.checks import is_integer, is_real
 from ..util.opener import strip_compression_suffix
-from .ranking import RankingMixin
-from .similarity import SimilarityMixin
-from .vecattrs import VecattrsMixin
-from .files import FilesMixin
+from . import editing, files, intrinsic, legacy, neighbours, ranking, vecattrs
+from . import lookup as lookups, similarity as similarities   # the class binds methods named lookup, similarity
+from .store import VectorStore, as_counts, as_keys
 
 __all__ = ["KeyedVectors", "load", "load_native", "load_word2vec_format", "save", "save_native",
            "save_word2vec_format"]
 
 
-def _as_matrix(value):
-    """``value`` as a C-contiguous float32 2-D array (no copy when it already is one).
+class KeyedVectors:
+    """A vocabulary and one vector per word.
 
-    Raises
-    ------
-    ParameterError
-        ``value`` is not numeric, not 2-D or has no columns.
-    """
-    arr = value
-    if not (isinstance(arr, np.ndarray) and arr.dtype == np.float32 and arr.flags.c_contiguous):
-        try:
-            arr = np.asarray(arr)
-            if arr.dtype.kind not in "fiuO":    # bool, complex, str, bytes, dates ...
-                raise TypeError(f"dtype {arr.dtype}")
-            with np.errstate(over="ignore"):  # a float64 beyond the float32 range: inf, reported below
-                arr = np.ascontiguousarray(arr, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
-            raise ParameterError(f"vectors must be a numeric 2-D array: {exc}") from None
-    if arr.ndim != 2:
-        raise ParameterError(f"vectors must be 2-D, got shape {arr.shape}")
-    if arr.shape[1] == 0:
-        raise ParameterError(f"vectors must have at least one dimension, got shape {arr.shape}")
-    return arr
+    Two forms build one, told apart by the first argument::
 
+        KeyedVectors(vector_size, count=0, dtype=np.float32, mapfile_path=None)   # gensim's
+        KeyedVectors(index_to_key, vectors, *, counts=None, settings=None)        # w2v's
 
-def _check_counts(counts, n):
-    """``counts`` as a C-contiguous int64 array of ``n`` integers (ParameterError otherwise)."""
-    counts = np.asarray(counts)
-    if counts.ndim != 1 or counts.shape[0] != n:
-        raise ParameterError(f"counts has shape {counts.shape}, expected ({n},)")
-    if counts.size and not np.issubdtype(counts.dtype, np.integer):
-        if counts.dtype.kind not in "fb" or not np.all(np.isfinite(counts)) or np.any(counts != np.round(counts)):
-            raise ParameterError("counts must be integers")
-    return np.ascontiguousarray(counts, dtype=np.int64)
-
-
-class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, VecattrsMixin, EditingMixin,
-                   FilesMixin, IntrinsicMixin, LegacyMixin):
-    """A vocabulary and one float32 vector per word.
+    An integer first is gensim's form: empty vectors of that size, with
+    ``count`` rows reserved for words to come (as gensim's constructor,
+    which its ``load_word2vec_format`` and users call).  A list of words
+    first is w2v's form: the words and their vectors, the second argument.
+    ``dtype`` applies to both.
 
     Parameters
     ----------
-    index_to_key : list of str, or int
-        The words, in row order (usually by descending frequency).  An
-        integer is a vector size, as gensim's ``KeyedVectors(vector_size)``:
-        empty vectors of that dim, to fill with :meth:`add_vectors`.
-    vectors : array_like, shape (len(index_to_key), dim)
-        The vectors.  Stored as C-contiguous float32; an array that already
-        is float32 and C-contiguous (a read-only ``np.memmap`` included) is
-        kept as is, without a copy.
+    vector_size : int, or list of str
+        gensim's form: the dimension of the vectors.  w2v's form: the
+        words (``index_to_key``), distinct str in row order (usually by
+        descending frequency).
+    count : int, or array_like of shape (len(index_to_key), dim)
+        gensim's form: rows to reserve (0 by default).  Each holds zeros
+        under the key ``None`` (in :attr:`index_to_key`, not in
+        :attr:`key_to_index`) until :meth:`add_vector` or
+        :meth:`add_vectors` gives it a word, from :attr:`next_index` on;
+        queries see a reserved row as a zero vector.  w2v's form: the
+        vectors, one row per word; an array that already is C-contiguous of
+        ``dtype`` (a read-only ``np.memmap`` included) is kept as is,
+        without a copy.
+    dtype : numpy dtype, optional
+        The type of :attr:`vectors`: float32 (the default, the type of the
+        training kernels and of the native format), float16 (half the
+        memory) or float64.  Values given later (:meth:`add_vectors`,
+        assigning :attr:`vectors`) are cast to it.  Queries compute in it,
+        except norms of float16 vectors, computed in float32.
+    mapfile_path : str, optional
+        Unused, as in gensim (kept as :attr:`mapfile_path`).
     counts : array_like of int, optional
-        Corpus frequency of each word (stored as int64).
+        Keyword only.  Corpus frequency of each word (stored as int64).
     settings : dict, optional
-        The training settings that produced the vectors (informational).
+        Keyword only.  The training settings that produced the vectors
+        (informational).
 
     Attributes
     ----------
@@ -115,14 +111,25 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         Per-word attributes, one value per word (gensim's; see :meth:`set_vecattr`).
     settings : dict
     vector_size, dim : int
+    next_index : int
+        The row the next new word takes while rows are reserved (gensim's).
+    store : VectorStore
+        The object that holds the words, vectors, word index, norms and
+        attributes; every change of them goes through its methods.
 
     Raises
     ------
     ParameterError
-        ``index_to_key`` is not a list of distinct str, or ``vectors`` is not
-        a numeric 2-D array with one row per word and at least one column, or
-        holds NaN or infinity (checked once, here and when :attr:`vectors`
-        is assigned; the loaders, which check what they read, skip it).
+        gensim's form: ``vector_size`` is not a positive integer or
+        ``count`` not a non-negative one (or ``counts`` is given: no word
+        is there to count).  w2v's form: ``index_to_key`` is not a list of
+        distinct str, or the vectors are missing, not a numeric 2-D array
+        with one row per word and at least one column, or hold NaN or
+        infinity (checked once, here and when :attr:`vectors` is assigned;
+        the loaders, which check what they read, skip it).  Both:
+        ``dtype`` is not float32, float16 or float64 (gensim takes any
+        NumPy type; w2v refuses integer and complex vectors, which no query
+        could use), or is a list or array (counts given in its place).
 
     Notes
     -----
@@ -132,8 +139,8 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
     modifying the array in place, call :meth:`fill_norms` with
     ``force=True``).
 
-    Norms and unit vectors are right for any finite float32 row whose norm
-    stays below half the float32 range (about 1.7e38); a larger row is refused
+    Norms and unit vectors are right for any finite row whose norm stays
+    below half the float32 range (about 1.7e38); a larger row is refused
     (see :meth:`fill_norms`).
 
     **Zero vectors.**  The unit vector of a zero row is the zero vector, so
@@ -156,129 +163,150 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         torch.nn.Embedding.from_pretrained(torch.from_numpy(kv.vectors))
     """
 
-    def __init__(self, index_to_key, vectors=None, counts=None, settings=None):
-        if isinstance(index_to_key, str):
-            raise ParameterError("index_to_key must be a list of str, not a str")
-        if isinstance(index_to_key, Integral) and not isinstance(index_to_key, bool) and vectors is None:
-            if index_to_key < 1:
-                raise ParameterError(f"vector_size must be a positive integer, got {index_to_key!r}")
-            index_to_key, vectors = [], np.zeros((0, int(index_to_key)), dtype=np.float32)
-        if vectors is None:
-            raise ParameterError("vectors must be given with the words (or pass a vector size alone)")
-        keys = list(index_to_key)
-        key_to_index = dict(zip(keys, range(len(keys))))
-        if len(key_to_index) != len(keys) or not all(issubclass(t, str) for t in set(map(type, keys))):
-            seen = {}
-            for i, key in enumerate(keys):
-                if not isinstance(key, str):
-                    raise ParameterError(f"index_to_key[{i}] is {type(key).__name__}, expected str")
-                if key in seen:
-                    raise ParameterError(f"duplicate word {key!r} at rows {seen[key]} and {i}")
-                seen[key] = i
-        self.index_to_key = keys
-        self._key_to_index = key_to_index
-        self.vectors = vectors
-        self.expandos = {}
+    def __init__(self, vector_size, count=0, dtype=np.float32, mapfile_path=None, *, counts=None, settings=None):
+        if isinstance(dtype, (list, tuple, np.ndarray)):
+            raise ParameterError("the third argument is dtype, and counts are keyword-only: "
+                                 "KeyedVectors(words, vectors, counts=...)")
+        dtype = check_datatype(dtype, "dtype")
+        if is_integer(vector_size):
+            self._store = _reserved_store(vector_size, count, dtype, counts)
+        else:
+            keys, key_to_index = _words_of(vector_size, count)
+            self._store = VectorStore(keys, count, key_to_index=key_to_index, check_values=True, dtype=dtype)
         self.counts = counts
         self.settings = dict(settings) if settings else {}
+        self.mapfile_path = mapfile_path
         #: where the vectors were loaded from and in which format (set by the loaders)
         self.source_format = None
         self.source_path = None
 
     @classmethod
-    def _trusted(cls, index_to_key, vectors, counts=None, settings=None, key_to_index=None, source=None):
-        """Build without re-validating the vocabulary (for the loaders).
+    def from_trusted(cls, index_to_key, vectors, counts=None, settings=None, key_to_index=None, source=None,
+                     dtype=np.float32):
+        """Vectors from words and values already checked: the loaders' constructor.
 
-        ``index_to_key`` must be a list of distinct str; ``key_to_index`` is
-        built on first use when not given (duplicates then raise FormatError
-        naming ``source``).  The values of ``vectors`` are not checked for
-        NaN/inf (no pass over a memory-mapped file at load time); a row
+        The vocabulary is not checked again and the values are not checked
+        for NaN/inf (no pass over a memory-mapped file at load time): a row
         holding one raises FormatError when the norms are computed.
+
+        Parameters
+        ----------
+        index_to_key : list of str
+            Distinct words, kept as the list given.
+        vectors : array_like, shape (len(index_to_key), dim)
+            Kept without a copy when C-contiguous of ``dtype``.
+        counts : array_like of int, optional
+        settings : dict, optional
+        key_to_index : dict of str to int, optional
+            The word index; built on first use when not given (a duplicate
+            word then raises FormatError naming ``source``).
+        source : str, optional
+            The file the words were read from.
+        dtype : numpy dtype, optional
+            float32, float16 or float64 (not checked here).
+
+        Returns
+        -------
+        KeyedVectors
+
+        Raises
+        ------
+        ParameterError
+            ``vectors`` is not a numeric 2-D array with one row per word.
         """
+        attributes = None if counts is None else {"count": np.ascontiguousarray(counts, dtype=np.int64)}
         self = cls.__new__(cls)
-        self.index_to_key = index_to_key
-        self._key_to_index = key_to_index
-        self._source_for_errors = source
-        self._set_vectors(vectors, check_values=False)   # the loaders checked the values
-        self.expandos = {}
-        if counts is not None:
-            self.expandos["count"] = np.ascontiguousarray(counts, dtype=np.int64)
+        self._store = VectorStore(index_to_key, vectors, key_to_index=key_to_index, attributes=attributes,
+                                  source=source, dtype=dtype)
         self.settings = dict(settings) if settings else {}
+        self.mapfile_path = None
         self.source_format = None
         self.source_path = None
         return self
 
+    _trusted = from_trusted   # the private name that tests/vectors/test_keyed.py calls
+
+    @property
+    def store(self):
+        """The :class:`~w2v.vectors.store.VectorStore` holding the words, vectors, index, norms and attributes.
+
+        Its methods are the only writers of that state: ``kv.store.forget_norms()`` drops the cached
+        norms of vectors changed in place (they are computed again when next needed; :meth:`fill_norms`
+        with ``force=True`` computes them at once).
+        """
+        return self._store
+
+    # ------------------------------------------------------------------ storage (in the store)
+    @property
+    def index_to_key(self):
+        """The words, in row order (list of str)."""
+        return self._store.index_to_key
+
+    @index_to_key.setter
+    def index_to_key(self, value):
+        self._store.replace_keys(value)
+
     @property
     def key_to_index(self):
         """Dict mapping each word to its row index."""
-        k2i = self._key_to_index
-        if k2i is None:
-            keys = self.index_to_key
-            k2i = dict(zip(keys, range(len(keys))))
-            if len(k2i) != len(keys):
-                seen = set()
-                dup = next(k for k in keys if k in seen or seen.add(k))
-                src = getattr(self, "_source_for_errors", None) or "vocabulary"
-                raise FormatError(f"{src}: duplicate word {dup!r}")
-            self._key_to_index = k2i
-        return k2i
+        return self._store.key_to_index
 
     @key_to_index.setter
     def key_to_index(self, value):
-        self._key_to_index = value
-        self._scanned = None
+        self._store.set_key_index(value)
+
+    @property
+    def vectors(self):
+        """The (vocabulary size, dim) matrix, C-contiguous: float32 unless another ``dtype`` was asked for."""
+        return self._store.vectors
+
+    @vectors.setter
+    def vectors(self, value):
+        self._store.set_vectors(value, check_values=True)
+
+    @property
+    def expandos(self):
+        """Per-word attributes, one value per word (gensim's; see :meth:`set_vecattr`)."""
+        return self._store.attributes
+
+    @expandos.setter
+    def expandos(self, value):
+        self._store.replace_attributes(value)
 
     @property
     def counts(self):
         """Corpus frequency of each word (int64), or None: the ``'count'`` entry of :attr:`expandos`."""
-        return self.expandos.get("count")
+        return self._store.attributes.get("count")
 
     @counts.setter
     def counts(self, value):
         if value is None:
-            self.expandos.pop("count", None)
+            self._store.drop_attribute("count")
         else:
-            self.expandos["count"] = _check_counts(value, len(self.index_to_key))
+            self._store.set_attribute("count", as_counts(value, len(self._store.index_to_key)))
 
-    # ------------------------------------------------------------------ storage
-    @property
-    def vectors(self):
-        """The (vocabulary size, dim) float32 matrix, C-contiguous."""
-        return self._vectors
-
-    @vectors.setter
-    def vectors(self, value):
-        self._set_vectors(value, check_values=True)
-
-    def _set_vectors(self, value, check_values):
-        arr = _as_matrix(value)
-        if arr.shape[0] != len(self.index_to_key):
-            raise ParameterError(
-                f"vectors has {arr.shape[0]} rows but the vocabulary has {len(self.index_to_key)} words"
-            )
-        if check_values:
-            check_finite(arr, words=self.index_to_key, error=ParameterError)
-        self._vectors = arr
-        self._forget_norms()
-
-    def _forget_norms(self):
-        """Drop the cached norms and unit vectors (the vectors changed in place)."""
-        self._norms = None
-        self._div = None     # the norms as divisors of the scores (see w2v.util.arrays.row_norms)
-        self._normed = None
+    # the store's caches, read-only under the names the fast-path tests inspect
+    _key_to_index = property(lambda self: self._store.built_key_to_index)
+    _norms = property(lambda self: self._store.norms)
+    _div = property(lambda self: self._store.divisors)
 
     @property
     def vector_size(self):
         """Dimensionality of the vectors."""
-        return int(self._vectors.shape[1])
+        return int(self._store.vectors.shape[1])
 
     dim = vector_size
 
     @property
+    def next_index(self):
+        """The row the next new word takes while rows reserved by ``KeyedVectors(vector_size, count)`` are free."""
+        return self._store.next_index
+
+    @property
     def norms(self):
-        """L2 norm of every vector (float32, cached)."""
+        """L2 norm of every vector (cached; of the vectors' type, float32 for float16 vectors)."""
         self.fill_norms()
-        return self._norms
+        return self._store.norms
 
     def fill_norms(self, force=False):
         """Compute and cache the vector norms.
@@ -305,16 +333,7 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         ParameterError
             The same for vectors not loaded from a file.
         """
-        if self._norms is None or force:
-            norms, div, bad = row_norms(self._vectors)
-            if bad >= 0:
-                what = (f"the vector of {self.index_to_key[bad]!r} (row {bad}) holds NaN or infinity, "
-                        "or its norm passes half the float32 range")
-                if self.source_path:
-                    raise FormatError(f"{self.source_path}: {what}")
-                raise ParameterError(what)
-            self._norms, self._div = norms, div
-            self._normed = None
+        self._store.fill_norms(force, source=self.source_path)
 
     def get_normed_vectors(self):
         """All vectors scaled to unit length (computed once and cached; do not modify).
@@ -324,19 +343,112 @@ class KeyedVectors(LookupMixin, SimilarityMixin, NeighboursMixin, RankingMixin, 
         Returns
         -------
         numpy.ndarray
-            float32 array of shape ``(len(self), dim)``.
+            Array of shape ``(len(self), dim)``, of the vectors' type.
         """
         self.fill_norms()
-        if self._normed is None:
-            # zero rows are divided by 1 (see row_norms): they stay zero, without a warning
-            self._normed = np.ascontiguousarray(self._vectors / self._div[:, None], dtype=np.float32)
-        return self._normed
+        return self._store.unit_vectors()
 
     def __len__(self):
-        return len(self.index_to_key)
+        return len(self._store.index_to_key)
 
     def __repr__(self):
-        return f"<KeyedVectors: {len(self)} words x {self.vector_size} dims>"
+        # gensim's str(); repr() gives the same (gensim's repr is object's)
+        return f"{type(self).__name__}<vector_size={self.vector_size}, {len(self)} keys>"
+
+    # ------------------------------------------------------------------ the methods, one module per concept
+    __contains__ = lookups.__contains__
+    __getitem__ = lookups.__getitem__
+    has_index_for = lookups.has_index_for
+    get_index = lookups.get_index
+    get_vector = lookups.get_vector
+    lookup = lookups.lookup
+    encode = lookups.encode
+
+    get_mean_vector = similarities.get_mean_vector
+    cosine_similarities = staticmethod(similarities.cosine_similarities)
+    similarity = similarities.similarity
+    distance = similarities.distance
+    distances = similarities.distances
+    n_similarity = similarities.n_similarity
+    rank_by_centrality = similarities.rank_by_centrality
+    doesnt_match = similarities.doesnt_match
+
+    most_similar = neighbours.most_similar
+    most_similar_cosmul = neighbours.most_similar_cosmul
+    similar_by_word = neighbours.similar_by_word
+    similar_by_key = neighbours.similar_by_key
+    similar_by_vector = neighbours.similar_by_vector
+    most_similar_batch = neighbours.most_similar_batch
+
+    closer_than = ranking.closer_than
+    words_closer_than = ranking.words_closer_than
+    rank = ranking.rank
+    most_similar_to_given = ranking.most_similar_to_given
+    relative_cosine_similarity = ranking.relative_cosine_similarity
+    wmdistance = ranking.wmdistance
+
+    allocate_vecattrs = vecattrs.allocate_vecattrs
+    set_vecattr = vecattrs.set_vecattr
+    get_vecattr = vecattrs.get_vecattr
+    sort_by_descending_frequency = vecattrs.sort_by_descending_frequency
+    vectors_for_all = vecattrs.vectors_for_all
+
+    add_vector = editing.add_vector
+    add_vectors = editing.add_vectors
+    __setitem__ = editing.__setitem__
+    resize_vectors = editing.resize_vectors
+    unit_normalize_all = editing.unit_normalize_all
+
+    load = classmethod(files.load)
+    load_word2vec_format = classmethod(files.load_word2vec_format)
+    save = files.save
+    save_word2vec_format = files.save_word2vec_format
+    intersect_word2vec_format = files.intersect_word2vec_format
+
+    evaluate_word_analogies = intrinsic.evaluate_word_analogies
+    evaluate_word_pairs = intrinsic.evaluate_word_pairs
+    log_accuracy = staticmethod(intrinsic.log_accuracy)
+    log_evaluate_word_pairs = staticmethod(intrinsic.log_evaluate_word_pairs)
+
+    add_lifecycle_event = legacy.add_lifecycle_event
+    init_sims = legacy.init_sims
+    word_vec = legacy.word_vec
+    similarity_unseen_docs = legacy.similarity_unseen_docs
+    vocab = legacy.vocab
+    index2word = legacy.index2word
+    index2entity = legacy.index2entity
+    vectors_norm = legacy.vectors_norm
+
+
+def _reserved_store(vector_size, count, dtype, counts):
+    """gensim's ``KeyedVectors(vector_size, count)``: a store of ``count`` zero rows reserved for words to come."""
+    if vector_size < 1:
+        raise ParameterError(f"vector_size must be a positive integer, got {vector_size!r}")
+    if not is_integer(count) or count < 0:
+        raise ParameterError(f"count must be a non-negative integer (rows to reserve), got {type(count).__name__}; "
+                             "w2v's form takes the words first: KeyedVectors(words, vectors)")
+    if counts is not None:
+        raise ParameterError("counts go with the words: KeyedVectors(words, vectors, counts=...), or set them "
+                             "with set_vecattr(word, 'count', n)")
+    count, vector_size = int(count), int(vector_size)
+    return VectorStore([None] * count, np.zeros((count, vector_size), dtype=dtype), key_to_index={}, dtype=dtype,
+                       next_index=0)
+
+
+def _words_of(index_to_key, vectors):
+    """w2v's ``KeyedVectors(index_to_key, vectors)``: the words checked, and their index."""
+    if isinstance(index_to_key, str):
+        raise ParameterError("index_to_key must be a list of str, not a str")
+    if is_real(index_to_key) or isinstance(index_to_key, bool):
+        raise ParameterError(f"vector_size must be a positive integer, got {index_to_key!r}")
+    if is_integer(vectors):
+        raise ParameterError("vectors must be given with the words: KeyedVectors(words, vectors) "
+                             "(or pass a vector size alone: KeyedVectors(vector_size))")
+    try:
+        return as_keys(index_to_key)
+    except TypeError:
+        raise ParameterError(f"the first argument must be a vector size (int) or the words (a list of str), "
+                             f"got {type(index_to_key).__name__}") from None
 
 
 # --------------------------------------------------------------------------- loading and saving
@@ -362,13 +474,16 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
     -------
     KeyedVectors
         With ``source_format`` set to ``'word2vec-binary'`` or
-        ``'word2vec-text'``.  Duplicate words keep their first vector (with a
-        warning), as gensim does.
+        ``'word2vec-text'``, and gensim's made-up descending counts (see
+        :meth:`KeyedVectors.load_word2vec_format`).  Duplicate words keep
+        their first vector (with a warning), as gensim does.
 
     Raises
     ------
     FormatError
-        Empty, truncated, corrupt or foreign file, or a NaN/infinite value.
+        Empty, truncated, corrupt or foreign file, or a NaN/infinite value
+        (a word that is not UTF-8 with ``'strict'``: a
+        :class:`~w2v.errors.WordDecodeError`, also a UnicodeDecodeError).
     ParameterError
         ``limit`` is not a positive integer, or ``unicode_errors`` is not
         the name of an error handler.
@@ -379,7 +494,7 @@ def load_word2vec_format(path, binary=None, limit=None, unicode_errors="strict")
 
 
 def load_native(path, mmap=True, check_values=True):
-    """Load a native-format model directory.
+    """Load a native-format model (a directory, or one file).
 
     Every file is checked (see :func:`w2v.formats.read_native`).  Where
     ``path`` is missing because a save of it was killed midway, the newest
@@ -389,7 +504,7 @@ def load_native(path, mmap=True, check_values=True):
     Parameters
     ----------
     path : str or os.PathLike
-        The directory written by :func:`save_native`.
+        The directory or file written by :func:`save_native`.
     mmap : bool, optional
         Memory-map ``vectors.npy`` read-only (``np.load(..., mmap_mode='r',
         allow_pickle=False)``) instead of reading it into memory.
@@ -411,7 +526,7 @@ def load_native(path, mmap=True, check_values=True):
     FileNotFoundError
         ``path`` does not exist, nor a complete copy of it.
     """
-    return KeyedVectors._from_native(path, mmap=mmap, check_values=check_values)
+    return files.from_native(KeyedVectors, path, mmap=mmap, check_values=check_values)
 
 
 def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
@@ -420,8 +535,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     Parameters
     ----------
     path : str or os.PathLike
-        A native model directory, or a word2vec binary/text file (optionally
-        ``.gz``/``.bz2``/``.xz`` compressed; fastText ``.vec`` included).
+        A native model (a directory, or one file), or a word2vec binary/text
+        file (optionally ``.gz``/``.bz2``/``.xz`` compressed; fastText
+        ``.vec`` included).
     binary : bool, optional
         For word2vec files: binary or text; auto-detected when None.
     limit : int, optional
@@ -438,6 +554,9 @@ def load(path, binary=None, limit=None, mmap=True, unicode_errors="strict"):
     Returns
     -------
     KeyedVectors
+        float32.  A native model's counts are its own; a word2vec file holds
+        none, and its vectors come without (:meth:`KeyedVectors.load_word2vec_format`,
+        gensim's loader, makes up gensim's descending counts).
 
     Raises
     ------
@@ -465,49 +584,60 @@ def save_word2vec_format(kv, path, binary=True):
         Target file; a ``.gz``, ``.bz2``, ``.xz`` or ``.lzma`` suffix compresses.
     binary : bool, optional
         Binary format (little-endian float32) if True, else text with
-        ``'%.9g'`` numbers (float32 values round-trip exactly).
+        ``'%.9g'`` numbers (float32 values round-trip exactly; float64
+        vectors are written with ``'%.17g'``).
 
     Raises
     ------
     FormatError
         A word is empty or contains ASCII whitespace (space, tab, newline,
-        carriage return, vertical tab, form feed), or a vector holds NaN/inf.
+        carriage return, vertical tab, form feed), or a vector holds NaN/inf
+        (or, binary, a float64 value beyond the float32 range).
         Other whitespace (e.g. NO-BREAK SPACE) is written as it is: gensim,
         word2vec.c and fastText keep it inside a word, as the readers here do.
+    ParameterError
+        A row reserved by ``KeyedVectors(vector_size, count)`` has no word yet.
     OutputError
         ``path`` cannot be written.
     """
-    write_word2vec(path, kv.index_to_key, kv.vectors, binary=binary)
+    files.check_words(kv, path)
+    write_word2vec(path, kv.index_to_key, files.float32_vectors(kv, path) if binary else kv.vectors, binary=binary)
 
 
 def save_native(kv, path, extra=None):
-    """Save vectors in the native format (a directory), atomically.
+    """Save vectors in the native format (a directory, or one file), atomically.
 
-    See :func:`w2v.formats.write_native` for the files and how they are put
-    in place; an existing native model at ``path`` is replaced.
+    See :func:`w2v.formats.write_native` for the files, which form a path
+    gets, and how they are put in place; an existing native model at
+    ``path`` is replaced.
 
     Parameters
     ----------
     kv : KeyedVectors
         The vectors, with their counts and settings.
     path : str or os.PathLike
-        Target directory.
+        Target directory or file.
     extra : callable, optional
-        ``extra(tmpdir)`` writes further files into the temporary directory
-        before it is renamed into place (a full model's files).
+        ``extra(writer)`` writes further members (a full model's) before the
+        model is put in place (see :func:`w2v.formats.write_native`).
 
     Raises
     ------
     FormatError
         A word is empty or contains a tab, newline or carriage return
-        (``vocab.tsv`` cannot hold it), a count is negative, or the settings
-        are not JSON-serialisable; nothing is written.
+        (``vocab.tsv`` cannot hold it), a count is negative, the settings
+        are not JSON-serialisable, or a float64 value is beyond the float32
+        range of ``vectors.npy``; nothing is written.
+    ParameterError
+        A row reserved by ``KeyedVectors(vector_size, count)`` has no word yet.
     OutputError
         ``path`` cannot be written, or is an existing file or a directory
         that is not an (empty or) native model, or a full model (holding
         ``model.json``) that ``extra`` would not replace with one.
     """
-    write_native(path, kv.index_to_key, kv.vectors, counts=kv.counts, settings=kv.settings, extra=extra)
+    files.check_words(kv, path)
+    write_native(path, kv.index_to_key, files.float32_vectors(kv, path), counts=kv.counts, settings=kv.settings,
+                 extra=extra)
 
 
 def save(kv, path, format=None):
@@ -519,7 +649,8 @@ def save(kv, path, format=None):
     path : str or os.PathLike
     format : {'bin', 'text', 'native'}, optional
         When None: ``.bin`` (optionally compressed) is binary, ``.txt`` and
-        ``.vec`` are text, anything else is a native directory.
+        ``.vec`` are text, anything else is the native format (one file
+        or a directory: :func:`w2v.formats.writes_single_file`).
 
     Raises
     ------
