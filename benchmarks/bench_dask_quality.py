@@ -155,6 +155,8 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--no-old", action="store_true", help="leave out the old merge")
+    ap.add_argument("--one-process-threads", type=int, nargs="+", choices=(2, 1), default=[2, 1],
+                    help="the one-process runs (2: the reference, 1)")
     ap.add_argument("--name", default=time.strftime("%Y%m%d-%H%M%S"))
     ap.add_argument("--resume", default=None, help="a .jsonl of an earlier run of this table: its runs are kept")
     ap.add_argument("--out", default=str(HERE / "results"))
@@ -179,7 +181,7 @@ def main(argv=None):
 
     for seed in args.seeds:
         for threads, system in zip((2, 1), ONE_PROCESS):
-            if (system, 0, seed) not in done:
+            if threads in args.one_process_threads and (system, 0, seed) not in done:
                 record({"system": system, "workers": 0, "seed": seed,
                         **one_process(corpus, args.epochs, seed, threads)})
     for workers in args.workers:
