@@ -394,6 +394,9 @@ def build_report(m, corpus, output, words_per_sec, save_seconds, total_seconds):
         "reproducibility": reproducibility(m),
     }
     report.update(result.progress_report())   # progress ticks; a Dask run's rounds
+    dask_run = (result.details or {}).get("distributed")
+    if dask_run:   # the rounds' size (chosen or given) and merge rule, beside the rounds
+        report.update(round_words=dask_run["round_words"], merge=dask_run["merge"])
     return report
 
 

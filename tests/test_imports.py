@@ -29,7 +29,6 @@ NOT_YET_EXPLAINED = [
     "w2v/distributed/plan.py: from ..text.shards import DEFAULT_SHARD_BYTES, plan_shards",
     "w2v/distributed/train.py: from ..training.kernelcalls import check_kernel_inputs, kernel_params",
     "w2v/distributed/vocabulary.py: from ..text.shards import DEFAULT_SHARD_BYTES, plan_shards",
-    "w2v/distributed/worker.py: from distributed import get_worker",
     "w2v/distributed/worker.py: from ..kernels.cpu import train_tokens",
     "w2v/distributed/worker.py: from ..training.lifecycle import seed_states",
     "w2v/distributed/worker.py: from ..training.kernelcalls import kernel_args",

@@ -1,8 +1,10 @@
-"""The round merge of distributed training, against a NumPy reference (no dask needed)."""
+"""The rounds of distributed training without dask: the merge against a NumPy reference, the ranges of rows,
+the weighting by updates, the blocks dealt to the lanes and the size of the rounds."""
 import numpy as np
 import pytest
 
-from w2v.distributed import add_quantized_rows, changed_rows, merge_round, quantize_rows
+from w2v.distributed import add_quantized_rows, changed_rows, merge_round, quantize_rows, split_rows
+from w2v.distributed.merge import payload_bytes
 
 
 def test_quantized_rows_round_trip_within_half_a_step():
@@ -31,8 +33,10 @@ def test_changed_rows_finds_exactly_the_rows_that_moved():
     assert np.all(np.abs(q * scale[:, None] - delta) <= 0.51 * step)
 
 
-@pytest.mark.parametrize("merge", ["mean", "touched"])
-def test_merge_round_matches_numpy_reference_and_replicas_stay_equal(merge):
+@pytest.mark.parametrize("floor", [3.0, 1.0, 2.0])
+def test_merge_round_matches_numpy_reference_and_replicas_stay_equal(floor):
+    # a row's summed deltas divided by the number of workers that changed it, or by the floor where
+    # that is larger: 3 (= the workers) is the "mean" rule, 1 the "touched" rule, 2 a capped rule
     rng = np.random.default_rng(2)
     v, dim, workers = 50, 8, 3
     weights = [rng.random((v, dim), dtype=np.float32), rng.random((v, dim), dtype=np.float32)]
@@ -40,20 +44,19 @@ def test_merge_round_matches_numpy_reference_and_replicas_stay_equal(merge):
     parts, exact = [], [np.zeros((v, dim)), np.zeros((v, dim))]
     touched = [np.zeros(v), np.zeros(v)]
     for _ in range(workers):
-        part = ([], [], [])
+        part = []
         for m in range(2):
             rows = np.sort(rng.choice(v, 20, replace=False)).astype(np.int32)
             work = start[m].copy()
             work[rows] += (rng.standard_normal((20, dim)) * 1e-2).astype(np.float32)
             idx, q, scale = changed_rows(work, start[m])
-            for a, x in zip(part, (idx, q, scale)):
-                a.append(x)
+            part.append((idx, q, scale))
             exact[m][idx] += q * scale[:, None].astype(np.float64)   # what the worker sent
             touched[m][idx] += 1
         parts.append(part)
-    update = merge_round(weights, parts, merge)
+    update = merge_round(weights, parts, floor)
     for m in range(2):
-        div = np.maximum(touched[m], 1)[:, None] if merge == "touched" else workers
+        div = np.maximum(touched[m], floor)[:, None]
         ref = start[m] + exact[m] / div
         np.testing.assert_allclose(weights[m], ref, atol=2e-6)
         untouched = touched[m] == 0
@@ -67,12 +70,12 @@ def test_merge_round_matches_numpy_reference_and_replicas_stay_equal(merge):
 def test_merge_round_rejects_a_row_outside_the_weights():
     from w2v.distributed import DistributedError
     w = [np.zeros((4, 2), np.float32)]
-    bad = ([np.array([4], np.int32)], [np.ones((1, 2), np.int16)], [np.ones(1, np.float32)])
+    bad = [(np.array([4], np.int32), np.ones((1, 2), np.int16), np.ones(1, np.float32))]
     with pytest.raises(DistributedError):
-        merge_round(w, [bad])
+        merge_round(w, [bad], 1.0)
 
 
-def _lane_result(rng, start, lane, rows=6):
+def _lane_result(rng, start, lane, rows=6, ranges=1, worker="tcp://w0"):
     idx, q, scale = [], [], []
     for w in start:
         work = w.copy()
@@ -80,59 +83,105 @@ def _lane_result(rng, start, lane, rows=6):
         work[sel] += (rng.standard_normal((rows, w.shape[1])) * 1e-2).astype(np.float32)
         for a, x in zip((idx, q, scale), changed_rows(work, w)):
             a.append(x)
-    return {"status": "ok", "lane": lane, "idx": idx, "q": q, "scale": scale,
-            "stats": np.ones(4), "nbytes": 1}
+    full = list(zip(idx, q, scale))
+    parts = split_rows(full, ranges)
+    return {"status": "ok", "lane": lane, "parts": parts, "stats": np.ones(4), "worker": worker, "edges": [],
+            "nbytes": payload_bytes(full), "part_bytes": [payload_bytes(p) for p in parts], "full": full}
 
 
-def test_merge_task_gives_the_update_that_brings_replicas_to_the_driver_weights():
-    # the round's merge runs as a task on a worker; the driver and every replica
-    # apply its update with apply_update and must end up bit-for-bit equal
+@pytest.mark.parametrize("ranges", [1, 3])
+def test_merged_ranges_give_the_update_that_brings_replicas_to_the_driver_weights(ranges):
+    # each range's merge task takes its part of every lane; the driver and every replica apply all
+    # ranges with apply_update and must end up bit-for-bit equal to the whole round merged at once
     from w2v.distributed import apply_update
-    from w2v.distributed.worker import merge_round_task
+    from w2v.distributed.worker import merge_range_task, part_task
     rng = np.random.default_rng(3)
     start = [rng.random((20, 4), dtype=np.float32), rng.random((12, 4), dtype=np.float32)]
-    lanes = [_lane_result(rng, start, k) for k in range(2)]
-    res = merge_round_task(lanes, [w.shape for w in start], "mean", 7)
-    assert res["status"] == "ok" and res["version"] == 7
-    assert [x["lane"] for x in res["lanes"]] == [0, 1]
-    assert all("q" not in x and "idx" not in x for x in res["lanes"])   # only statistics travel back
+    lanes = [_lane_result(rng, start, k, ranges=ranges, worker=f"tcp://w{k}") for k in range(2)]
+    merged = []
+    for j in range(ranges):
+        parts = [part_task(x, j) for x in lanes] if ranges > 1 else lanes
+        res = merge_range_task(parts, [w.shape for w in start], 2.0, 7, j)
+        assert res["status"] == "ok" and res["version"] == 7 and res["range"] == j
+        assert all(int(i) % ranges == j for m in res["rows"] for i in m[0])   # its own rows only
+        assert res["nbytes"] == sum(a.nbytes for m in res["rows"] for a in m)
+        merged.append(res)
+    assert [x["lane"] for x in merged[0]["lanes"]] == [0, 1]            # range 0 carries the statistics
+    assert all("parts" not in x and "rows" not in x for x in merged[0]["lanes"])
+    assert all(r["lanes"] is None for r in merged[1:])
     driver = [w.copy() for w in start]
-    apply_update(driver, res["rows"])
+    for r in merged:
+        apply_update(driver, r["rows"])
     reference = [w.copy() for w in start]
-    merge_round(reference, [(x["idx"], x["q"], x["scale"]) for x in lanes], "mean")
+    merge_round(reference, [x["full"] for x in lanes], 2.0)
     for a, b, s in zip(driver, reference, start):
         assert np.array_equal(a, b) and not np.array_equal(a, s)
 
 
-def test_merge_task_reports_a_round_with_a_stale_lane_as_incomplete():
-    from types import SimpleNamespace
+def test_a_part_or_a_range_made_on_another_worker_is_payload_received():
+    # (from, to, bytes): the part tasks run where the lane's result lies, the merge task elsewhere
+    from w2v.distributed.worker import merge_range_task, part_task
+    rng = np.random.default_rng(5)
+    start = [rng.random((30, 4), dtype=np.float32)]
+    lanes = [_lane_result(rng, start, k, ranges=2, worker=f"tcp://w{k}") for k in range(2)]
+    parts = [part_task(x, 1) for x in lanes]     # outside a worker: made "here" (""), the lanes elsewhere
+    assert [p["edges"] for p in parts] == [[("tcp://w0", "", lanes[0]["nbytes"])],
+                                           [("tcp://w1", "", lanes[1]["nbytes"])]]
+    assert [p["nbytes"] for p in parts] == [x["part_bytes"][1] for x in lanes]
+    res = merge_range_task(parts, [start[0].shape], 2.0, 1, 1)
+    assert sorted(res["edges"]) == sorted(e for p in parts for e in p["edges"])   # the parts were made here
 
-    from w2v.distributed.worker import REPLICAS, forget_run, merge_round_task, replica_for
+
+def test_a_round_with_a_stale_lane_is_incomplete_and_moves_no_replica(tmp_path):
+    from w2v.distributed.worker import REPLICAS, Replica, forget_run, merge_range_task, replica_for
+    _, setup = _lane_setup(tmp_path)
     rng = np.random.default_rng(4)
     start = [rng.random((10, 3), dtype=np.float32)]
-    res = merge_round_task([_lane_result(rng, start, 0), {"status": "stale", "lane": 1}],
-                            [start[0].shape], "mean", 3)
+    shapes = [start[0].shape]
+    res = merge_range_task([_lane_result(rng, start, 0), {"status": "stale", "lane": 1, "worker": "tcp://w1"}],
+                           shapes, 1.0, 3, 0)
     assert res["status"] == "incomplete" and "rows" not in res
-    assert [x["status"] for x in res["lanes"]] == ["ok", "stale"]
-    # a replica never moves forward on an incomplete round: the next task answers "stale"
-    rep = SimpleNamespace(version=2, weights=[start[0].copy()])
-    REPLICAS["test-run"] = rep
+    assert res["statuses"] == ["ok", "stale"] and [x["status"] for x in res["lanes"]] == ["ok", "stale"]
+    # a replica never moves forward on an incomplete round, nor on a round of which one range is
+    # incomplete: the next task answers "stale"
+    ok = merge_range_task([_lane_result(rng, start, 0)], shapes, 1.0, 3, 0)
+    REPLICAS["test-run"] = rep = Replica(setup, start, 2)
     try:
-        assert replica_for("test-run", 3, ("update", res)) is None
+        assert replica_for("test-run", 3, ("update", [res])) is None
+        assert replica_for("test-run", 3, ("update", [ok, res])) is None
         assert rep.version == 2 and np.array_equal(rep.weights[0], start[0])
-        ok = merge_round_task([_lane_result(rng, start, 0)], [start[0].shape], "mean", 3)
-        assert replica_for("test-run", 3, ("update", ok)) is rep and rep.version == 3
+        assert replica_for("test-run", 4, ("update", [ok])) is None     # a round ahead of the replica
+        assert replica_for("test-run", 3, ("update", [ok])) is rep and rep.version == 3
         assert not np.array_equal(rep.weights[0], start[0])
     finally:
         forget_run("test-run")
 
 
+def test_a_replica_advances_by_every_range_of_a_round(tmp_path):
+    from w2v.distributed.worker import REPLICAS, Replica, forget_run, merge_range_task, part_task, replica_for
+    _, setup = _lane_setup(tmp_path)
+    rng = np.random.default_rng(6)
+    start = [rng.random((8, 4), dtype=np.float32) for _ in range(3)]
+    lane = _lane_result(rng, start, 0, ranges=2)
+    ranges = [merge_range_task([part_task(lane, j)], [w.shape for w in start], 1.0, 5, j) for j in range(2)]
+    REPLICAS["adv-run"] = Replica(setup, start, 4)
+    try:
+        rep = replica_for("adv-run", 5, ("update", ranges))
+        assert rep is REPLICAS["adv-run"] and rep.version == 5
+        expect = [w.copy() for w in start]
+        merge_round(expect, [lane["full"]], 1.0)
+        assert all(np.array_equal(a, b) for a, b in zip(rep.weights, expect))
+        assert replica_for("adv-run", 6, ("update", ranges)) is None   # the next version needs the next round
+    finally:
+        forget_run("adv-run")
+
+
 def test_updates_that_do_not_fit_the_weights_are_refused():
     # add_quantized_rows has no bounds checks: a bad index or mismatched rows must raise first
     from w2v.distributed import DistributedError, apply_update, merge_updates
-    part = ([np.array([0, 5, 9], np.int32)], [np.ones((1, 4), np.int16)], [np.ones(1, np.float32)])
+    part = [(np.array([0, 5, 9], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32))]
     with pytest.raises(DistributedError):
-        merge_updates([(10, 4)], [part])
+        merge_updates([(10, 4)], [part], 1.0)
     w = np.zeros((10, 4), np.float32)
     for update in ((np.array([10 ** 7], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),
                    (np.array([10], np.int32), np.ones((1, 4), np.int16), np.ones(1, np.float32)),   # one past
@@ -218,3 +267,94 @@ def test_full_state_replaces_a_replica_at_another_version(tmp_path):
         assert new.version == 3 and all(np.array_equal(a, b) for a, b in zip(new.weights, w3))
     finally:
         forget_run("full-run")
+
+
+def test_weighted_merge_sums_where_updates_add_up_and_averages_where_they_saturate():
+    from w2v.kernels.merge import merge_matrix_weighted
+    rng = np.random.default_rng(7)
+    v, dim, lanes, floor = 6, 4, 4, 2.0
+    deltas = rng.standard_normal((lanes, v, dim)).astype(np.float32) * 1e-2
+    # rows 0-2: changed by every lane, with few updates (linear), many (saturated), some; rows 3-5: by
+    # at most 2 lanes (= floor), whatever their updates
+    n = np.array([[0.01, 1e4, 1.0, 3, 0, 1e4], [0.01, 1e4, 1.0, 0, 3, 0], [0.01, 1e4, 1.0, 0, 0, 0],
+                  [0.01, 1e4, 1.0, 0, 0, 2]])
+    parts = [(np.flatnonzero(n[k]).astype(np.int32),) + quantize_rows(deltas[k][n[k] > 0]) + (n[k][n[k] > 0],)
+             for k in range(lanes)]
+    idx, q, scale, upd = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    lam_local, lam_global = 0.5 * floor, 0.5
+    union, mq, ms = merge_matrix_weighted(v, dim, idx, q, scale, upd, floor, lam_local, lam_global)
+    got = mq * ms[:, None]
+    sent = np.zeros((v, dim))
+    for p in parts:
+        sent[p[0]] += p[1] * p[2][:, None]
+    for row in range(v):
+        nk = n[:, row][n[:, row] > 0]
+        f = -np.expm1(-lam_global * nk.sum()) / (-np.expm1(-lam_local * nk)).sum()
+        f = min(max(f, 1 / max(floor, nk.size)), 1 / floor)
+        np.testing.assert_allclose(got[row], sent[row] * f, atol=2e-6)
+    assert union.tolist() == list(range(v))
+    np.testing.assert_allclose(got[0] / sent[0], 1 / floor, rtol=1e-2)      # the sum at the unscaled rate
+    np.testing.assert_allclose(got[1] / sent[1], 1 / lanes, rtol=1e-3)      # the mean of the lanes
+    assert 1 / lanes < (got[2] / sent[2]).mean() < 1 / floor                # in between
+    for row in (3, 4, 5):                                                    # at most floor lanes: 1 / floor
+        np.testing.assert_allclose(got[row] / sent[row], 1 / floor, rtol=1e-3)
+
+
+def test_expected_updates_count_the_rows_each_token_moves(tmp_path):
+    from w2v.distributed.merge import expected_updates
+    for kw, per_centre in ((dict(), 6.0), (dict(model="cbow"), 1.0)):
+        m, setup = _lane_setup(tmp_path, sample=0, window=5, negative=3, **kw)
+        tokens = np.array([0, 1, 2, -1, 3, 3, 4, 5, 6, 7, -1, 0], np.int32)
+        shapes = [m.syn0.shape, m.syn1neg.shape, m.syn1.shape]
+        u0, u1, u2 = expected_updates(tokens, m.tables, setup["params"], shapes)
+        counts = np.bincount(tokens[tokens >= 0], minlength=len(m.vocab))
+        np.testing.assert_allclose(u0, counts * 6.0)                     # a context of window + 1 centres
+        np.testing.assert_allclose(u1.sum(), counts.sum() * per_centre * (1 + 3))   # positives + 3 noise words each
+        assert u1.shape == (len(m.vocab),) and not u2.any()
+    m, setup = _lane_setup(tmp_path, sample=0, window=2, negative=0, hs=True)
+    tokens = np.array([0, 1, 1, 2], np.int32)
+    shapes = [m.syn0.shape, m.syn1neg.shape, m.syn1.shape]
+    u0, u1, u2 = expected_updates(tokens, m.tables, setup["params"], shapes)
+    lengths = m.tables.hs_lengths
+    assert u2.sum() == pytest.approx(3.0 * (lengths[0] + 2 * lengths[1] + lengths[2]))   # every node of the path
+    assert not u1.any()
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 3])
+def test_blocks_dealt_to_the_lanes_cover_the_corpus_once_in_order(lanes):
+    from w2v.distributed.plan import deal_blocks, dealt_length
+    rng = np.random.default_rng(8)
+    corpus = rng.integers(0, 50, 1000).astype(np.int32)
+    corpus[rng.choice(1000, 30, replace=False)] = -1
+    block, cuts = 64, [0, 130, 131, 600, 1000]        # shards cut anywhere, one of a single id
+    streams = []
+    for k in range(lanes):
+        parts = [deal_blocks(corpus[a:b], a, block, lanes, k) for a, b in zip(cuts[:-1], cuts[1:])]
+        assert [p.size for p in parts] == [dealt_length(b - a, a, block, lanes, k) for a, b in zip(cuts[:-1], cuts[1:])]
+        streams.append(np.concatenate(parts))
+    if lanes == 1:
+        assert np.array_equal(streams[0], corpus)     # one lane: the corpus as it is
+        return
+    for k, stream in enumerate(streams):
+        # the lane's blocks in corpus order, each complete one followed by a sentence end
+        blocks = [corpus[b * block:(b + 1) * block] for b in range(k, -(-1000 // block), lanes)]
+        want = np.concatenate([np.append(x, -1) if x.size == block else x for x in blocks])
+        assert np.array_equal(stream, want)
+
+
+def test_rounds_are_sized_from_the_corpus_and_the_workers_and_a_large_size_warns():
+    import warnings
+
+    from w2v.distributed.plan import CLUSTER_ROUND_TOKENS, MIN_ROUND_WORDS, RoundWordsWarning, choose_round_words
+    assert choose_round_words(10 ** 8, 1) == CLUSTER_ROUND_TOKENS
+    assert choose_round_words(10 ** 8, 8) == CLUSTER_ROUND_TOKENS // 8
+    assert choose_round_words(10 ** 8, 1000) == MIN_ROUND_WORDS
+    assert choose_round_words(50_000, 2) == 25_000          # a corpus under one round: one round per epoch
+    assert choose_round_words(1500, 2) == MIN_ROUND_WORDS
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert choose_round_words(10 ** 8, 4, 2 * CLUSTER_ROUND_TOKENS // 4) == 2 * CLUSTER_ROUND_TOKENS // 4
+        assert choose_round_words(10 ** 8, 1, 10 ** 7) == 10 ** 7     # one worker: nothing is stale
+    with pytest.warns(RoundWordsWarning, match=r"^round_words=1,000,000 on 4 workers: the cluster trains "
+                                                r"4,000,000 tokens between synchronizations"):
+        assert choose_round_words(10 ** 8, 4, 1_000_000) == 1_000_000

@@ -240,12 +240,32 @@ def test_cli_dask_workers_writes_the_same_files(small_corpus, tmp_path):
     r = json.loads(report.read_text())
     assert len(kv.index_to_key) == r["vocab_size"] and kv.vectors.shape[1] == 16
     assert r["words_per_sec"] > 0 and len(r["epoch_loss"]) == 1
+    # the rounds, one entry each, as the network benchmark reads them
+    assert r["round_words"] == 40000 and r["merge"] == "scaled"
+    rounds = r["rounds"]
+    assert len(rounds) >= 2 and [(x["epoch"], x["round"]) for x in rounds] == [(1, k + 1) for k in range(len(rounds))]
+    assert sum(x["tokens"] for x in rounds) == r["trained_words"]
+    for x in rounds:
+        assert x["workers"] == 2 and len(x["train_seconds"]) == 2 and len(x["merge_seconds"]) == 2
+        assert len(x["sent_bytes"]) == len(x["received_bytes"]) == 2 and min(x["sent_bytes"]) > 0
+        assert x["wall_seconds"] > 0 and min(x["train_seconds"]) > 0
     # the same vocabulary, in the same order, as one process builds; the vectors were trained
     single = Word2Vec(dim=16, min_count=3, threads=1, seed=1).build_vocab(str(small_corpus))
     assert kv.index_to_key == single.vocab.words
     assert np.all(np.isfinite(kv.vectors))
     moved = np.abs(kv.vectors - single.syn0).max(axis=1)   # the same seed starts from these rows
     assert np.mean(moved > 1e-3) > 0.9
+
+
+def test_cli_round_words_beyond_the_quality_range_is_one_warning_line(small_corpus, tmp_path):
+    cmd = [sys.executable, "-m", "w2v_cli.main", "train", str(small_corpus), "--dask-workers", "2", "--epochs", "1",
+           "--dim", "8", "--min-count", "3", "--round-words", "200000", "-o", str(tmp_path / "v.bin"), "-q"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: round_words=200,000 on 2 workers: the cluster trains "
+                                                   "400,000 tokens between synchronizations"), proc.stderr
+    assert (tmp_path / "v.bin").exists()
 
 
 def test_cli_corrupt_corpus_on_dask_is_one_line(small_corpus, tmp_path):
@@ -480,12 +500,12 @@ def test_ctrl_c_on_a_terminal_reaches_only_the_driver():
 
 
 # --------------------------------------------------------------------------- one-process reference of the rounds
-def _two_files(small_corpus, tmp_path, b_text=None):
-    """Two files under 64 KiB (one shard, hence one lane, each): lane 0 = file a, lane 1 = file b."""
+def _two_files(small_corpus, tmp_path):
+    """Two files under 64 KiB (one shard each, on the worker of lane 0 and of lane 1)."""
     lines = small_corpus.read_text(encoding="utf-8").splitlines(True)
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("".join(lines[:150]), encoding="utf-8")
-    b.write_text("".join(lines[150:200]) if b_text is None else b_text, encoding="utf-8")
+    b.write_text("".join(lines[150:200]), encoding="utf-8")
     assert a.stat().st_size < 1 << 16
     return a, b
 
@@ -501,22 +521,32 @@ def _encoded_ids(model, path):
     return ids
 
 
-def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=None, model=None):
-    """The Dask run done in this process: rounds of one slice per lane (file), merged as the driver does.
+def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=None, model=None, ranges=1):
+    """The Dask run done in this process: rounds of one slice per lane, merged as the driver does.
 
+    Each file is one shard; the blocks of the files' streams are dealt to the lanes in turn
+    (:func:`w2v.distributed.plan.deal_blocks`).
     In round ``r`` of ``R`` (``R = ceil(stream length / (lanes x round_words))``) lane ``k`` trains
     tokens ``[n_k r / R, n_k (r + 1) / R)`` of its file from the weights at the round's start,
-    at the global position of the round's first tokens, the learning rate times the lanes
-    that train in the round (merge "mean"); the changed rows are merged and added.
+    at the global position of the round's first tokens, the learning rate times the merge rule's
+    multiple for the lanes that train in the round (:meth:`MergeRule.lr_scale`); the changed rows
+    are merged (:func:`w2v.distributed.merge.merge_updates`, weighted by the updates behind them for
+    the "scaled" rule) and added.
     Returns ``(model, per-epoch stats, R, stream length, per-round log)``.
     """
     from w2v.distributed import changed_rows, merge_round
+    from w2v.distributed.merge import expected_updates, merge_rule
+    from w2v.distributed.plan import DEAL_BLOCK, deal_blocks
     from w2v.distributed.worker import train_slice
     from w2v.training.hogwild import kernel_params
 
     m = model if model is not None else Word2Vec(**settings).build_vocab([str(f) for f in files])
     s = m.settings
-    lanes = [_encoded_ids(m, f) for f in files]
+    rule = merge_rule(merge)
+    shards = [_encoded_ids(m, f) for f in files]   # one shard per file
+    offsets = np.cumsum([0] + [x.size for x in shards[:-1]])
+    lanes = [np.concatenate([deal_blocks(x, off, DEAL_BLOCK, len(files), k) for x, off in zip(shards, offsets)])
+             for k in range(len(files))]
     length = sum(x.size for x in lanes)
     n_rounds = -(-length // (len(lanes) * round_words))
     weights = [m.syn0, m.syn1neg, m.syn1]
@@ -527,17 +557,27 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
         for r in range(n_rounds):
             bounds = [(x.size * r // n_rounds, x.size * (r + 1) // n_rounds) for x in lanes]
             active = [k for k, (lo, hi) in enumerate(bounds) if hi > lo]
-            parts = []
+            position = epoch * length + sum(a for a, _ in bounds)
+            alpha = max(s.alpha - (s.alpha - s.min_alpha) * min(position / (s.epochs * length), 1.0), s.min_alpha)
+            lr_scale = rule.lr_scale(len(active), s.alpha)
+            parts, seen = [], 0
             for k in active:
                 lo, hi = bounds[k]
                 work = [w.copy() for w in weights]
-                sched = dict(lane=k, round=(epoch, r), position=epoch * length + sum(a for a, _ in bounds),
+                sched = dict(lane=k, round=(epoch, r), position=position,
                              round_total=sum(b - a for a, b in bounds), total=s.epochs * length,
-                             lr_scale=float(len(active)) if merge == "mean" else 1.0)
-                stats[epoch] += train_slice(lanes[k][lo:hi].copy(), work, setup, sched, 1)
-                parts.append(tuple(map(list, zip(*(changed_rows(w, b) for w, b in zip(work, weights))))))
-            update = merge_round(weights, parts, merge)
-            log.append(dict(epoch=epoch, round=r, tokens=sum(b - a for a, b in bounds),
+                             lr_scale=lr_scale)
+                tokens = lanes[k][lo:hi].copy()
+                lane_stats = train_slice(tokens, work, setup, sched, 1)
+                stats[epoch] += lane_stats
+                seen += int(lane_stats[3])
+                rows = [changed_rows(w, b) for w, b in zip(work, weights)]
+                if rule.counts_updates:
+                    n = expected_updates(tokens, m.tables, setup["params"], [w.shape for w in weights])
+                    rows = [(i, q, sc, nm[i].astype(np.float32)) for (i, q, sc), nm in zip(rows, n)]
+                parts.append(rows)
+            update = merge_round(weights, parts, lr_scale, rule.saturation(alpha, lr_scale))
+            log.append(dict(epoch=epoch, round=r, tokens=seen, lr_scale=lr_scale,
                             bytes_up=sum(a.nbytes for p in parts for x in p for a in x),
                             # the update goes to every lane's next task, those that sit it out included
                             bytes_down=sum(a.nbytes for u in update for a in u) * len(lanes),
@@ -545,22 +585,35 @@ def _rounds_in_one_process(settings, files, round_words, merge, epochs_range=Non
     return m, stats, n_rounds, length, log
 
 
-@pytest.mark.parametrize("merge, b_text", [
-    ("mean", None), ("touched", None),
-    ("mean", "the of\n"),   # lane 1 has 3 ids: it sits out round 0, where lane 0 trains alone at 1x
+@pytest.mark.parametrize("merge, tiny, ranges, alpha", [
+    ("scaled", False, None, 0.025), ("scaled", False, 1, 0.025), ("mean", False, None, 0.025),
+    ("touched", False, 1, 0.025),
+    ("scaled", False, None, 0.15),   # 2 lanes at 0.2 / 0.15 times the rate: rows both changed are weighed
+    ("mean", True, None, 0.025),     # one block of ids: lane 1 gets none and sits every round out
 ])
-def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, b_text):
+def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus, tmp_path, merge, tiny, ranges,
+                                                             alpha):
+    # the same vectors whether one merge task takes every lane's rows or each of 2 merges its range
     from w2v.training.lifecycle import run_totals
 
-    files = _two_files(small_corpus, tmp_path, b_text)
-    kw = dict(FAST, epochs=2)
-    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=700, merge=merge)
-    ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, 700, merge)
+    if tiny:
+        files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+        files[0].write_text("the cat sat on the mat\n" * 20, encoding="utf-8")
+        files[1].write_text("the of\n", encoding="utf-8")
+    else:
+        files = _two_files(small_corpus, tmp_path)
+    round_words = 20 if tiny else 700
+    kw = dict(FAST, epochs=2, alpha=alpha)
+    m = Word2Vec(**kw).train([str(f) for f in files], client=client, round_words=round_words, merge=merge,
+                             merge_ranges=ranges)
+    ref, stats, n_rounds, length, log = _rounds_in_one_process(kw, files, round_words, merge)
     d = m.last_train.details["distributed"]
     assert (d["shards"], d["lanes"], d["rounds_per_epoch"], d["stream_length"]) == (2, 2, n_rounds, length)
     assert n_rounds >= 3 and d["rounds"] == 2 * n_rounds and d["merge"] == merge
-    if b_text is not None:
-        assert n_rounds > 3   # more rounds than lane 1 has ids: it sits some out
+    assert d["merge_ranges"] == (ranges or 2)
+    assert all(x["workers"] == 2 for x in d["log"])
+    # the lanes' learning-rate multiple (one lane alone trains at the rate)
+    assert {x["lr_scale"] for x in log} == {1 if tiny else dict(scaled=min(2, 0.2 / alpha), mean=2, touched=1)[merge]}
     assert m.vocab.words == ref.vocab.words
     for a, b in zip((m.syn0, m.syn1neg), (ref.syn0, ref.syn1neg)):
         assert np.array_equal(a, b)
@@ -569,7 +622,7 @@ def test_rounds_equal_the_one_process_reference_bit_for_bit(client, small_corpus
     assert [getattr(lt, k) for k in ("examples", "kept", "words")] == [want[k] for k in ("examples", "kept", "words")]
     np.testing.assert_allclose(lt.epoch_loss, want["epoch_loss"], rtol=1e-12)
     # the report: every round's tokens, rows and bytes; means over the rounds; the weights sent to each worker
-    keys = ("epoch", "round", "tokens", "bytes_up", "bytes_down", "rows")
+    keys = ("epoch", "round", "tokens", "lr_scale", "bytes_up", "bytes_down", "rows")
     assert [{k: x[k] for k in keys} for x in d["log"]] == log
     assert d["bytes_up_per_round"] == pytest.approx(np.mean([x["bytes_up"] for x in log]))
     assert d["bytes_down_per_round"] == pytest.approx(np.mean([x["bytes_down"] for x in log]))
@@ -600,11 +653,11 @@ def test_checkpoint_and_resume_equal_the_uninterrupted_run_bit_for_bit(client, s
         m.train(files, client=client, round_words=700, on_epoch_end=on_epoch_end)
     assert seen == [(0, 1, 1)]
     saved = Word2Vec.load(str(ckpt))
-    ref = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1))[0]
+    ref = _rounds_in_one_process(kw, files, 700, "scaled", epochs_range=range(1))[0]
     assert np.array_equal(saved.syn0, ref.syn0) and np.array_equal(saved.syn1neg, ref.syn1neg)
 
     resumed = saved.train(files, client=client, round_words=700)
-    stats = _rounds_in_one_process(kw, files, 700, "mean", epochs_range=range(1, 3), model=ref)[1]
+    stats = _rounds_in_one_process(kw, files, 700, "scaled", epochs_range=range(1, 3), model=ref)[1]
     assert np.array_equal(resumed.syn0, ref.syn0) and np.array_equal(resumed.syn1neg, ref.syn1neg)
     lt = resumed.last_train
     assert lt.first_epoch == 1 and resumed.run_state["epochs_done"] == 3
@@ -624,7 +677,7 @@ def test_stale_lane_retrained_from_the_full_weights_gives_the_same_run(client, s
     files = [str(f) for f in _two_files(small_corpus, tmp_path)]
     kw = dict(FAST, epochs=2)
     m = Word2Vec(**kw).train(files, client=client, round_words=700, _round_hook=hook)
-    ref = _rounds_in_one_process(kw, files, 700, "mean")[0]
+    ref = _rounds_in_one_process(kw, files, 700, "scaled")[0]
     d = m.last_train.details["distributed"]
     assert d["fallbacks"] >= 1 and d["rounds"] >= 8
     assert d["fallbacks"] < d["rounds"] // 2      # the rounds after it start from the merged updates again
@@ -773,7 +826,92 @@ def test_cluster_turns_client_failures_into_typed_one_line_errors():
     with pytest.raises(DistributedError, match=r"^lost the connection to the Dask scheduler at tcp://10.1.2.3:8786$"):
         closed.wait_for_worker(timeout=60)
     with pytest.raises(DistributedError, match=r"^lost the connection"):
-        closed.wait([])
+        closed.wait([], "the test's futures", 60)
     with pytest.raises(DistributedError, match=r"^no Dask worker left at tcp://10.1.2.3:8786 for 0s$"):
         running.wait_for_worker(timeout=0)
     Cluster(_FakeClient(nthreads={"tcp://w": 1})).wait_for_worker(timeout=0)   # a worker is there
+
+
+class _KillOnVocabulary:
+    """A progress stream that kills a worker as the ``vocabulary:`` line is written (after ``delay`` s, in a thread)."""
+
+    def __init__(self, pid, delay):
+        self.pid, self.delay, self.killed, self.lines = pid, delay, None, []
+
+    def write(self, text):
+        self.lines.append(text)
+        if text.startswith("vocabulary:") and self.killed is None:
+            self.killed = time.monotonic()
+            if self.delay:
+                import threading
+                threading.Timer(self.delay, os.kill, (self.pid, signal.SIGKILL)).start()
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.1])
+def test_a_worker_killed_just_after_the_vocabulary_phase_is_survived(small_corpus, delay):
+    # the weights are scattered to every worker right after the vocabulary line: a worker killed
+    # then made the scatter hang (no timeout) or end the run with the bare line "Error: tcp://..."
+    with _local_cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
+        c.wait_for_workers(2, timeout=60)
+        pids = c.run(os.getpid)
+        stream = _KillOnVocabulary(pids[sorted(pids)[0]], delay)
+        t0 = time.monotonic()
+        m = Word2Vec(epochs=1, **FAST).train(str(small_corpus), client=c, round_words=20_000, quiet=False,
+                                             progress_stream=stream)
+        elapsed = time.monotonic() - t0
+        assert stream.killed is not None and pids[sorted(pids)[0]] not in c.run(os.getpid).values()
+    assert elapsed < 120
+    assert m.last_train.words == int(m.vocab.counts.sum())   # every token trained once
+    assert np.all(np.isfinite(m.syn0)) and np.isfinite(m.last_train.epoch_loss[0])
+
+
+def test_a_wait_that_passes_its_bound_names_what_it_waited_for(client):
+    from w2v.distributed.cluster import Cluster
+    cluster = Cluster(client)
+    slow = client.submit(time.sleep, 30, pure=False)
+    t0 = time.monotonic()
+    with pytest.raises(DistributedError, match=r"^round 3 of epoch 1 \(its 2 merge tasks\) did not finish "
+                                                r"within 1s$"):
+        cluster.wait([slow], "round 3 of epoch 1 (its 2 merge tasks)", 1.0)
+    assert time.monotonic() - t0 < 10
+    client.cancel(slow)
+
+
+class _ScatterClient(_FakeClient):
+    """A client whose scatter fails (raises ``errors`` one after the other), hangs (``None``) or succeeds."""
+
+    def __init__(self, outcomes):
+        super().__init__(nthreads={"tcp://w": 1})
+        self.outcomes, self.calls = list(outcomes), 0
+
+    def scatter(self, data, broadcast=False, hash=True, timeout=None):
+        self.calls += 1
+        outcome = self.outcomes.pop(0)
+        if outcome is None:
+            time.sleep(30)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return [outcome]
+
+
+def test_a_scatter_that_a_lost_worker_breaks_is_tried_again_and_bounded():
+    from w2v.distributed.cluster import Cluster
+    # a worker lost while the weights are sent: the try fails (Dask raises the worker's address)
+    # or hangs; the next try goes to the workers there are then
+    flaky = _ScatterClient([KeyError("tcp://127.0.0.1:35055"), None, "the future"])
+    assert Cluster(flaky).scatter({"w": np.zeros(3)}, "sending the weights", seconds=0.5) == "the future"
+    assert flaky.calls == 3
+    broken = _ScatterClient([OSError("Stream is closed"), KeyError("tcp://10.0.0.9:1234"), None])
+    t0 = time.monotonic()
+    with pytest.raises(DistributedError) as info:
+        Cluster(broken).scatter({"w": np.zeros(3)}, "sending the weights (0.1 MB) to every worker",
+                                broadcast=True, seconds=0.5)
+    assert time.monotonic() - t0 < 10
+    assert str(info.value) == ("sending the weights (0.1 MB) to every worker failed 3 times (the last: "
+                               "sending the weights (0.1 MB) to every worker did not finish within 2s)")

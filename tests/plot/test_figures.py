@@ -190,17 +190,26 @@ def test_the_curves_of_a_resumed_run_join_its_segments(small_corpus, tmp_path):
     assert "segments of the resumed run joined" in fig.axes[-1].get_xlabel()
 
 
-def test_the_curves_of_a_dask_run_show_the_merge_time_per_round(tmp_path):
+@pytest.mark.parametrize("listed", [True, False])
+def test_the_curves_of_a_dask_run_show_the_merge_time_per_round(tmp_path, listed):
+    # a report's rounds: one entry per round (the slowest merge task of each is drawn), or the
+    # table of rows that older reports hold
     ticks = [[0, 0.5 * k, k / 10, 1 + (k > 5), 1e6, 0.025 * (1 - k / 10), 3.0 - 0.1 * k] for k in range(1, 11)]
-    rounds = [[1 + (k >= 4), k % 4 + 1, 1, 0.6, 0.05 + 0.01 * k, 0.5] for k in range(8)]
+    merge = [0.05 + 0.01 * k for k in range(8)]
+    if listed:
+        rounds = [{"epoch": 1 + (k >= 4), "round": k % 4 + 1, "workers": 2, "tokens": 100, "wall_seconds": 0.6,
+                   "train_seconds": [0.5, 0.4], "merge_seconds": [merge[k] / 2, merge[k]], "sent_bytes": [1, 2],
+                   "received_bytes": [2, 1]} for k in range(8)]
+    else:
+        rounds = {"columns": ["epoch", "round", "rounds", "seconds", "merge_seconds", "train_seconds"],
+                  "rows": [[1 + (k >= 4), k % 4 + 1, 1, 0.6, merge[k], 0.5] for k in range(8)]}
     report = {"progress": {"columns": list(w2v.training.lifecycle.TICK_COLUMNS), "ticks": ticks},
-              "rounds": {"columns": list(w2v.training.lifecycle.ROUND_COLUMNS), "rows": rounds},
-              "settings": {"epochs": 2, "model": "sg", "dim": 16}, "corpus": ["/data/c.txt"],
+              "rounds": rounds, "settings": {"epochs": 2, "model": "sg", "dim": 16}, "corpus": ["/data/c.txt"],
               "train_seconds": 5.0, "words_per_sec": 1e6}
     fig = rendered_figure(w2v.plot.training(report, size=(900, 900)))
     assert [ax.get_ylabel() for ax in fig.axes][-1] == "merge s / round"
     x, y = fig.axes[-1].lines[0].get_data()
-    assert np.allclose(y, [r[4] for r in rounds]) and np.allclose(x, 0.6 * np.arange(1, 9))
+    assert np.allclose(y, merge) and np.allclose(x, 0.6 * np.arange(1, 9))
     assert "skip-gram, dim 16, 2 epochs; c.txt; 5.0 s, 1,000k words/s" in fig._suptitle.get_text()
     w2v.plot.save_figure(fig, tmp_path / "d.png")
     assert_picture(tmp_path / "d.png", 900, 900)

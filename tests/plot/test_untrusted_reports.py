@@ -44,7 +44,11 @@ CASES = {
     "ticks-a-dict": (report(progress={"columns": COLUMNS, "ticks": {"a": 1}}), "not a list"),
     "corpus-a-number": (report(corpus=3), "corpus is not a list of paths"),
     "train-seconds-a-list": (report(train_seconds=[1]), "train_seconds is"),
-    "rounds-a-number": (report(rounds=5), "rounds has no columns"),
+    "rounds-a-number": (report(rounds=5), "rounds are neither a list of rounds nor a table"),
+    "rounds-list-of-numbers": (report(rounds=[1, 2]), "rounds are neither a list of rounds nor a table"),
+    "round-without-wall-seconds": (report(rounds=[{"merge_seconds": [0.1]}]), "need finite wall_seconds"),
+    "round-merge-seconds-a-dict": (report(rounds=[{"wall_seconds": 1.0, "merge_seconds": {"a": 1}}]),
+                                   "need finite wall_seconds and a list of merge_seconds"),
     "rounds-dict-in-rows": (report(rounds={"columns": ["rounds", "seconds", "merge_seconds"], "rows": [[{}, 1, 1]]}),
                             "rounds row 1: rounds is"),
     "too-many-segments": (report(progress={"columns": COLUMNS, "ticks": [[s, 1, 0.5, 1, 1, 1, 1]

@@ -14,6 +14,10 @@ from ..util.extras import install_hint
 
 INSTALL_HINT = install_hint("dist")
 RUNNING = ("running", "newly-created")   # client states of a usable connection
+NO_WORKER_SECONDS = 120.0   # how long a run waits for a worker when the cluster has none
+CALL_SECONDS = 60.0         # how long a call to the scheduler may take
+RESULT_SECONDS = 300.0      # how long fetching a finished task's result may take
+SCATTER_ATTEMPTS = 3        # tries of a scatter that a lost worker made fail
 
 
 class DistributedError(W2VError):
@@ -182,20 +186,29 @@ class Cluster:
         """True while the client is connected."""
         return self.client.status in RUNNING
 
-    def wait(self, futures, no_worker_timeout=120.0):
-        """Wait for ``futures``; :class:`DistributedError` if the scheduler or every worker goes away.
+    def wait(self, futures, what, seconds, no_worker_timeout=NO_WORKER_SECONDS):
+        """Wait for ``futures`` (``what`` they are) at most ``seconds``.
 
-        Futures that Dask cancelled while the scheduler is there raise :class:`Cancelled`.
+        Raises
+        ------
+        DistributedError
+            The scheduler or every worker went away, or ``seconds`` passed
+            (the error names ``what``).
+        Cancelled
+            Dask cancelled the futures while the scheduler is there.
         """
         from distributed import wait
-        checked = time.monotonic()
+        started = checked = time.monotonic()
         alone_since = None
         while True:
             if not self.alive():
                 raise self.lost()
-            if time.monotonic() - checked > 5.0:   # tasks cannot finish without workers
-                checked = time.monotonic()
-                if self.call(self.client.nthreads):
+            now = time.monotonic()
+            if now - started > seconds:
+                raise DistributedError(f"{what} did not finish within {seconds:.0f}s")
+            if now - checked > 5.0:   # tasks cannot finish without workers
+                checked = now
+                if self.call(self.client.nthreads, what="the scheduler's list of workers", seconds=CALL_SECONDS):
                     alone_since = None
                     self.reschedule_unrunnable()   # a worker joined after the cluster had none
                 elif alone_since is None:
@@ -213,14 +226,22 @@ class Cluster:
                     raise self.lost() from None
                 raise Cancelled.because(exc) from None
 
+    def results(self, futures, what, seconds=RESULT_SECONDS):
+        """The results of finished ``futures`` (``what`` they are), each fetched within ``seconds``."""
+        return [self.call(f.result, timeout=seconds, what=what) for f in futures]
+
+    def cancel(self, futures, what):
+        """Cancel ``futures`` (``what`` they are)."""
+        self.call(self.client.cancel, futures, what=f"cancelling {what}", seconds=CALL_SECONDS)
+
     def no_worker(self, seconds):
         """The :class:`DistributedError` of a cluster without workers for ``seconds``."""
         return DistributedError(f"no Dask worker left{self.where} for {seconds:.0f}s")
 
-    def wait_for_worker(self, timeout=120.0):
+    def wait_for_worker(self, timeout=NO_WORKER_SECONDS):
         """Return once the cluster has a worker; :class:`DistributedError` after ``timeout`` s without."""
         deadline = time.monotonic() + timeout
-        while not self.call(self.client.nthreads):
+        while not self.call(self.client.nthreads, what="the scheduler's list of workers", seconds=CALL_SECONDS):
             if not self.alive():
                 raise self.lost()
             if time.monotonic() > deadline:
@@ -251,26 +272,110 @@ class Cluster:
             return len(recs)
 
         with contextlib.suppress(Exception):   # best effort: scheduler internals
-            self.call(self.client.run_on_scheduler, reschedule)
+            self.call(self.client.run_on_scheduler, reschedule, what="rescheduling waiting tasks",
+                      seconds=CALL_SECONDS)
 
-    def call(self, func, *args, **kwargs):
-        """A client call; a communication failure becomes :class:`DistributedError`."""
+    def call(self, func, *args, what=None, seconds=None, **kwargs):
+        """A client call; a communication failure becomes :class:`DistributedError`.
+
+        With ``seconds``, the call is given that long (it runs in a helper
+        thread): :class:`DistributedError` names ``what`` if it has not
+        answered by then.
+        """
         try:
-            return func(*args, **kwargs)
+            if seconds is None:
+                return func(*args, **kwargs)
+            return _bounded(func, args, kwargs, seconds, what or getattr(func, "__name__", "a Dask call"))
         except (DistributedError, W2VError):
             raise
         except Exception as exc:
             from concurrent.futures import CancelledError
             if isinstance(exc, CancelledError) and self.alive():
                 raise Cancelled.because(exc) from None
+            if isinstance(exc, TimeoutError) and self.alive() and what:
+                raise DistributedError(f"{what}: no answer ({' '.join(str(exc).split()) or 'timed out'})") from None
             if is_comm_error(exc) or not self.alive():
                 raise self.lost(exc) from None
             raise
 
-    def scatter(self, obj, broadcast=False):
-        """``obj`` scattered to the workers as one future (to all of them if ``broadcast``)."""
-        # a list: scattering a dict would scatter its values under its keys
-        return self.call(self.client.scatter, [obj], broadcast=broadcast, hash=False)[0]
+    def scatter(self, obj, what, broadcast=False, attempts=SCATTER_ATTEMPTS, seconds=None):
+        """``obj`` scattered to the workers as one future (to all of them if ``broadcast``).
+
+        A scatter that fails or hangs because a worker went away while it
+        sent (the scheduler still there) is tried again, on the workers there
+        are then, up to ``attempts`` times; each try has ``seconds``
+        (default :func:`scatter_seconds` of the bytes it sends).
+
+        Raises
+        ------
+        DistributedError
+            Every try failed, or the scheduler went away (the error names ``what``).
+        """
+        nbytes = _nbytes(obj)
+        why = None
+        for _ in range(attempts):
+            self.wait_for_worker()
+            copies = max(1, len(self.call(self.client.nthreads, what="the scheduler's list of workers",
+                                          seconds=CALL_SECONDS))) if broadcast else 1
+            limit = scatter_seconds(nbytes * copies) if seconds is None else seconds
+            try:
+                # a list: scattering a dict would scatter its values under its keys
+                return _bounded(self.client.scatter, ([obj],), dict(broadcast=broadcast, hash=False, timeout=limit),
+                                1.1 * limit + 1, what)[0]
+            except (DistributedError, W2VError) as exc:
+                why = str(exc)
+            except Exception as exc:
+                why = " ".join(str(exc).split()) or type(exc).__name__
+            if not self.alive() or not self._scheduler_answers():
+                raise self.lost(why)
+        raise DistributedError(f"{what} failed {attempts} times (the last: {why})")
+
+    def _scheduler_answers(self):
+        # True if the scheduler answers a call within CALL_SECONDS
+        try:
+            _bounded(self.client.nthreads, (), {}, CALL_SECONDS, "the scheduler")
+            return True
+        except Exception:
+            return False
+
+
+def _nbytes(obj):
+    # bytes of the arrays in a (nested) dict, list or object of arrays
+    if hasattr(obj, "nbytes"):
+        return int(obj.nbytes)
+    if isinstance(obj, dict):
+        return sum(_nbytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_nbytes(v) for v in obj)
+    if hasattr(obj, "__dict__"):
+        return sum(_nbytes(v) for v in vars(obj).values())
+    return 0
+
+
+def scatter_seconds(nbytes):
+    """How long a scatter of ``nbytes`` (all copies together) may take: 60 s plus 10 MB/s."""
+    return 60.0 + nbytes / 10e6
+
+
+def _bounded(func, args, kwargs, seconds, what):
+    # func(*args, **kwargs) in a helper thread, given `seconds`: its result or its exception;
+    # DistributedError naming `what` if it has not returned by then (the thread is left to finish)
+    box = {}
+
+    def run():
+        try:
+            box["result"] = func(*args, **kwargs)
+        except BaseException as exc:   # handed to the caller
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True, name="w2v-dask-call")
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        raise DistributedError(f"{what} did not finish within {seconds:.0f}s")
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def is_comm_error(exc):
@@ -287,10 +392,17 @@ def is_comm_error(exc):
 def scheduler_workers(cluster):
     """The addresses of the cluster's workers, sorted, once there is at least one (60 s at most)."""
     client = cluster.client
-    cluster.call(client.wait_for_workers, 1, timeout=60)
     try:
-        info = cluster.call(client.scheduler_info, n_workers=-1)
+        client.wait_for_workers(1, timeout=60)
+    except TimeoutError:
+        raise (cluster.no_worker(60) if cluster.alive() else cluster.lost()) from None
+    except Exception as exc:
+        if is_comm_error(exc) or not cluster.alive():
+            raise cluster.lost(exc) from None
+        raise
+    what = "the scheduler's list of workers"
+    try:
+        info = cluster.call(client.scheduler_info, n_workers=-1, what=what, seconds=CALL_SECONDS)
     except TypeError:  # older distributed
-        info = cluster.call(client.scheduler_info)
+        info = cluster.call(client.scheduler_info, what=what, seconds=CALL_SECONDS)
     return sorted(info["workers"])
-

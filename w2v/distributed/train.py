@@ -24,18 +24,17 @@ import numpy as np
 from ..errors import ParameterError, VocabularyError
 from ..training.progress import Progress
 from ..training.lifecycle import RunResult, begin_run, run_totals, show_remaining
-from .cluster import Cluster, require_distributed, scheduler_workers
-from .merge import MERGES
-from .plan import RoundPlan, ShardPlan
+from .cluster import CALL_SECONDS, Cluster, require_distributed, scheduler_workers
+from .merge import merge_rule
+from .plan import RoundPlan, ShardPlan, choose_round_words
 from .rounds import Rounds
-from .vocabulary import LaneTasks, encode_on_cluster
+from .vocabulary import LaneTasks, deal_lanes, encode_on_cluster
 from .worker import PINNED_TASKS, forget_run, load_round_kernels, start_kernel_load_task
-
-DEFAULT_ROUND_WORDS = 1_000_000   # tokens each worker trains between two synchronizations
 
 
 def train_distributed(model, corpus, client, quiet=True, progress_stream=None, on_epoch_end=None,
-                      round_words=None, merge="mean", shard_bytes=None, retries=2, _round_hook=None):
+                      round_words=None, merge="scaled", merge_ranges=None, shard_bytes=None, retries=2,
+                      _round_hook=None):
     """Train ``model`` on a Dask cluster (see :mod:`w2v.distributed`).
 
     A model without a vocabulary gets one from the corpus (counted by the
@@ -56,9 +55,15 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         ``on_epoch_end(epoch)`` after each epoch, weights merged
         (``model.run_state["epochs_done"] == epoch + 1``), e.g. to save a checkpoint.
     round_words : int, optional
-        Tokens each worker trains per round (default :data:`DEFAULT_ROUND_WORDS`).
-    merge : {"mean", "touched"}
-        How the workers' rows are merged (see :mod:`w2v.distributed.merge`).
+        Tokens each worker trains per round.  By default they are chosen from
+        the corpus and the workers (:func:`w2v.distributed.plan.choose_round_words`);
+        a value outside the range that keeps the vectors' quality gets a
+        :class:`~w2v.distributed.plan.RoundWordsWarning`.
+    merge : {"scaled", "mean", "touched"} or MergeRule
+        How the workers train and their rows are merged (see :mod:`w2v.distributed.merge`).
+    merge_ranges : int, optional
+        Ranges of rows, one merge task each (default: one per worker; 1: a
+        single merge task that gathers every worker's rows).
     shard_bytes : int, optional
         Largest shard of a plain file (default 64 MiB, finer to give every worker a lane).
     retries : int
@@ -76,12 +81,12 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
         The scheduler went away, or tasks kept failing.
     """
     require_distributed()
-    corpus, round_words = _checked_arguments(corpus, round_words, merge)
+    corpus, round_words, rule = _checked_arguments(corpus, round_words, merge, merge_ranges)
     run = _DaskRun(model, client, retries, quiet, progress_stream)
     try:
         run.connect()
         run.prepare_corpus(corpus, shard_bytes)
-        run.start(round_words, merge, _round_hook)
+        run.start(round_words, rule, merge_ranges, _round_hook)
         run.train_rounds(on_epoch_end)
     finally:
         run.close()
@@ -90,18 +95,20 @@ def train_distributed(model, corpus, client, quiet=True, progress_stream=None, o
     return model
 
 
-def _checked_arguments(corpus, round_words, merge):
-    # (absolute corpus paths, round_words), or the error of an argument
+def _checked_arguments(corpus, round_words, merge, merge_ranges):
+    # (absolute corpus paths, round_words or None, merge rule), or the error of an argument
     if corpus is None:
         raise VocabularyError("distributed training needs the corpus paths: train(corpus, client=...)")
-    if merge not in MERGES:
-        raise ParameterError(f"merge must be one of {', '.join(MERGES)} (got {merge!r})")
-    round_words = DEFAULT_ROUND_WORDS if round_words is None else int(round_words)
-    if round_words < 1:
-        raise ParameterError("round_words must be >= 1")
+    rule = merge_rule(merge)
+    if round_words is not None:
+        round_words = int(round_words)
+        if round_words < 1:
+            raise ParameterError("round_words must be >= 1")
+    if merge_ranges is not None and int(merge_ranges) < 1:
+        raise ParameterError("merge_ranges must be >= 1")
     if isinstance(corpus, (str, os.PathLike)):
         corpus = [corpus]
-    return [p if p == "-" else os.path.abspath(p) for p in map(os.fspath, corpus)], round_words
+    return [p if p == "-" else os.path.abspath(p) for p in map(os.fspath, corpus)], round_words, rule
 
 
 class _DaskRun:
@@ -124,7 +131,11 @@ class _DaskRun:
     def connect(self):
         """Wait for a worker; load the kernels on every worker, and the update kernel here, meanwhile."""
         self.workers = scheduler_workers(self.cluster)
-        self.cluster.call(self.client.run, start_kernel_load_task, self.settings)
+        self.addresses = list(self.workers)   # the order of the per-worker figures of the rounds
+        # each worker starts loading its kernels in a thread of its own and answers at once; a worker
+        # that cannot answer (lost meanwhile) loads them with its first task instead
+        self.cluster.call(self.client.run, start_kernel_load_task, self.settings, on_error="ignore",
+                          what="starting to load the kernels on the workers", seconds=CALL_SECONDS)
         self.apply_loader = threading.Thread(target=load_round_kernels, args=(self.settings.dim, False),
                                              daemon=True)
         self.apply_loader.start()
@@ -148,7 +159,7 @@ class _DaskRun:
                 f"{sharded.n_words:,} of {sharded.n_tokens:,} tokens; {len(self.shard_plan.shards)} shards in "
                 f"{len(self.shard_plan.lanes)} lanes on {len(self.workers)} Dask workers ({seconds:.1f}s)")
 
-    def start(self, round_words, merge, round_hook):
+    def start(self, round_words, rule, merge_ranges, round_hook):
         """Record the run in the model (or continue its checkpoint's), plan the rounds, send the weights."""
         from ..training.kernelcalls import check_kernel_inputs, kernel_params
 
@@ -157,17 +168,21 @@ class _DaskRun:
         # the same corpus: the same number of in-vocabulary tokens (the stream length can
         # differ by a few sentence boundaries where shards were cut inside a line)
         self.first = _begin_run(model, length, sharded.n_words, stacklevel=5)   # warns at the user's train call
-        self.round_words = round_words
-        self.plan = RoundPlan.make([sharded.lengths[a:b] for a, b in self.shard_plan.lanes], round_words, merge)
+        lanes = len(self.shard_plan.lanes)
+        self.round_words = choose_round_words(length, lanes, round_words, stacklevel=5)
+        lane_parts, lane_lengths = deal_lanes(self.tasks, sharded)
+        self.held.extend(f for parts in lane_parts for f in parts)
+        self.plan = RoundPlan.make(lane_lengths, self.round_words, rule, ranges=min(lanes, merge_ranges or lanes),
+                                   alpha=s.alpha, min_alpha=s.min_alpha, epochs=s.epochs)
         check_kernel_inputs(model.syn0, model.syn1neg, model.syn1, model.tables, s, len(model.vocab))
         self.weights = [model.syn0, model.syn1neg, model.syn1]
         setup = {"tables": model.tables, "params": dict(kernel_params(s), seed=s.seed)}
-        self.progress = _run_progress(model, self.first, length, self.progress_stream, self.quiet)
+        # the lanes' streams hold a sentence end after every block: the schedule runs over their ids
+        self.progress = _run_progress(model, self.first, self.plan.length, self.progress_stream, self.quiet)
         self.earlier_ticks = (model.run_state or {}).get("progress")   # of a resumed checkpoint
         self.stats = np.zeros((s.epochs, 4), np.float64)
-        self.rounds = Rounds(self.tasks, self.plan, self.run_id,
-                             [sharded.encoded[a:b] for a, b in self.shard_plan.lanes], self.weights, setup,
-                             max(1, s.epochs * length), self.reporter, self.held, round_hook)
+        self.rounds = Rounds(self.tasks, self.plan, self.run_id, lane_parts, self.weights, setup,
+                             max(1, s.epochs * self.plan.length), self.reporter, self.held, round_hook)
         self.rounds.broadcast()
 
     def train_rounds(self, on_epoch_end):
@@ -179,13 +194,13 @@ class _DaskRun:
         previous_got, previous_wall_end = t_train, time.time()
         done = 0
         for merged in self.rounds.run(schedule):
-            spec, res = merged.spec, merged.result
+            spec = merged.spec
             epoch = spec["epoch"]
-            for lane in res["lanes"]:
+            for lane in merged.lanes:
                 self.stats[epoch] += lane["stats"]
             done += spec["round_total"]
-            self.log.append(merged.log_entry(previous_got, previous_wall_end))
-            previous_got, previous_wall_end = merged.got, res["wall_end"]
+            self.log.append(merged.log_entry(previous_got, previous_wall_end, self.addresses))
+            previous_got, previous_wall_end = merged.got, merged.wall_end
             last = spec["round"] == self.plan.n_rounds - 1   # an epoch's end is always reported, and once
             self.progress.maybe_report(done, self.stats[epoch, 0], self.stats[epoch, 1], epoch, force=last)
             if last:
@@ -197,8 +212,9 @@ class _DaskRun:
     def close(self):
         """Drop the workers' replicas of the run and the futures it holds."""
         if self.cluster.alive():
-            with contextlib.suppress(Exception):
-                self.client.run(forget_run, self.run_id)
+            with contextlib.suppress(Exception):   # a worker lost meanwhile has nothing to drop
+                self.cluster.call(self.client.run, forget_run, self.run_id, on_error="ignore",
+                                  what="dropping the run's replicas", seconds=CALL_SECONDS)
         self.held.clear()
 
     def result(self, stop, seconds):
@@ -232,17 +248,18 @@ def _run_result(run, stop, seconds):
 
     log = run.log
     mean = (lambda key: float(np.mean([x[key] for x in log]))) if log else (lambda key: 0.0)
+    slowest = (lambda key: float(np.mean([max(x[key], default=0.0) for x in log]))) if log else (lambda key: 0.0)
     n_workers = len(run.workers)
     return RunResult(**run_totals(run.stats[run.first:stop], seconds), first_epoch=run.first, device="dask",
                      progress=run.progress.run_ticks(run.earlier_ticks), details={
         "distributed": {
             "workers": n_workers, "lanes": len(run.shard_plan.lanes), "shards": len(run.shard_plan.shards),
-            "merge": run.plan.merge, "round_words": run.round_words, "rounds_per_epoch": run.plan.n_rounds,
-            "rounds": len(log), "stream_length": int(run.sharded.length),
+            "merge": run.plan.rule.name, "merge_ranges": run.plan.ranges, "round_words": run.round_words,
+            "rounds_per_epoch": run.plan.n_rounds, "rounds": len(log), "stream_length": int(run.plan.length),
             "initial_broadcast_bytes": int(sum(w.nbytes for w in run.weights)) * n_workers,
             "bytes_up_per_round": mean("bytes_up"), "bytes_down_per_round": mean("bytes_down"),
-            "round_seconds": mean("seconds"), "train_seconds_per_round": mean("train_seconds"),
-            "merge_seconds_per_round": mean("merge_seconds"),
+            "round_seconds": mean("seconds"), "train_seconds_per_round": slowest("train_seconds"),
+            "merge_seconds_per_round": slowest("merge_seconds"),
             "fallbacks": int(sum(x["fallbacks"] for x in log)),
             "log": log,
         },

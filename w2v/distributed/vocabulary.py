@@ -1,4 +1,4 @@
-"""The corpus on the cluster: shards counted, given a vocabulary and encoded where they lie.
+"""The corpus on the cluster: shards counted, given a vocabulary, encoded where they lie and dealt to the lanes.
 
 Each shard is tokenized once by a task, which keeps its provisional id
 stream in the worker's memory and yields ``(words, counts)``; these are
@@ -6,15 +6,20 @@ merged pairwise by tasks (a tree reduction, in corpus order, so
 first-occurrence order and counts equal a single pass).  The driver builds
 the vocabulary once; every shard is then encoded to final ids where it lies
 (the vocabulary index is itself a task, so a lost shard is rebuilt from its
-lineage).
+lineage).  Each shard's ids are then dealt to the lanes in blocks
+(:func:`deal_lanes`), where the shard lies.
 """
 import dataclasses
 import os
 
 from ..errors import CorpusError, VocabularyError
 from .cluster import Cluster, require_distributed, scheduler_workers
-from .worker import (PINNED_TASKS, counts_task, encode_task, index_task, merge_counts_task, scan_task, shape_task,
-                     vocab_index_task)
+from .plan import DEAL_BLOCK, dealt_length
+from .worker import (PINNED_TASKS, counts_task, deal_task, encode_task, index_task, merge_counts_task, scan_task,
+                     shape_task, vocab_index_task)
+
+
+CORPUS_WAIT = 600.0   # seconds a pass over the shards may take, besides 1 s per MB
 
 
 def tree_reduce(client, futures, func, **submit):
@@ -27,6 +32,12 @@ def tree_reduce(client, futures, func, **submit):
             nxt.append(level[-1])
         level = nxt
     return level[0]
+
+
+def corpus_seconds(shards):
+    """How long a pass of the workers over ``shards`` may take: 10 minutes plus 1 s per MB (a compressed
+    file counts 4 times its size)."""
+    return CORPUS_WAIT + sum(sh.size * (4 if sh.end is None else 1) for sh in shards) / 1e6
 
 
 def merge_replaced(parts):
@@ -120,8 +131,9 @@ def count_corpus(client, corpus, tokenizer="whitespace", lowercase=False, shard_
              for sh in shards]
     counts = [cluster.call(client.submit, counts_task, f, pure=False, retries=retries) for f in scans]
     merged = tree_reduce(client, counts, merge_counts_task, retries=retries)
-    cluster.wait([merged])
-    return cluster.call(merged.result)
+    what = f"counting the words of {len(shards)} corpus shards"
+    cluster.wait([merged], what, corpus_seconds(shards))
+    return cluster.results([merged], what)[0]
 
 
 def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
@@ -163,8 +175,9 @@ def encode_on_cluster(tasks, settings, vocab, corpus, held, stacklevel=2):
     encoded = [tasks.submit(encode_task, f, lineage[-1], lane=plan.lane_of(i)) for i, f in enumerate(scans)]
     held.extend(encoded)
     shapes_f = [tasks.submit(shape_task, e, f, lane=plan.lane_of(i)) for i, (e, f) in enumerate(zip(encoded, scans))]
-    tasks.cluster.wait(shapes_f)
-    shapes = [tasks.cluster.call(f.result) for f in shapes_f]
+    what = f"encoding {len(plan.shards)} corpus shards"
+    tasks.cluster.wait(shapes_f, what, corpus_seconds(plan.shards))
+    shapes = tasks.cluster.results(shapes_f, what)
     del scans, shapes_f   # the encoded shards keep their lineage
     sharded = ShardedCorpus(vocab, fresh, encoded, [x[0] for x in shapes], sum(x[1] for x in shapes),
                             sum(x[2] for x in shapes), lineage)
@@ -188,10 +201,39 @@ def _new_vocabulary(tasks, scans, settings, corpus):
     plan, s = tasks.plan, settings
     counts = [tasks.submit(counts_task, f, lane=plan.lane_of(i)) for i, f in enumerate(scans)]
     merged = tree_reduce(tasks.client, counts, merge_counts_task, retries=tasks.retries)
-    tasks.cluster.wait([merged])
-    words, word_counts = tasks.cluster.call(merged.result)
+    what = f"counting the words of {len(plan.shards)} corpus shards"
+    tasks.cluster.wait([merged], what, corpus_seconds(plan.shards))
+    words, word_counts = tasks.cluster.results([merged], what)[0]
     if int(word_counts.sum()) == 0:
         raise CorpusError("corpus is empty: no tokens in " + ", ".join(corpus))
     vocab, _ = build_vocab(words, word_counts, s.min_count, s.max_vocab_size)
     del words, word_counts, counts
     return vocab, [merged, tasks.submit(vocab_index_task, merged, s.min_count, s.max_vocab_size)]
+
+
+def deal_lanes(tasks, sharded, block=DEAL_BLOCK):
+    """Every lane's stream: its blocks of every shard (:func:`w2v.distributed.plan.deal_blocks`), where the shard lies.
+
+    The blocks of the corpus go to the lanes in turn, so that in every
+    round all lanes train the same stretch of the corpus, each a share of
+    its blocks, rather than each its own part of the corpus.  With one lane
+    its stream is the encoded shards.
+
+    Returns
+    -------
+    parts : list of list of distributed.Future
+        Per lane, its ids of every shard, in corpus order.
+    lengths : list of list of int
+        Their lengths.
+    """
+    lanes = len(tasks.plan.lanes)
+    if lanes == 1:
+        return [list(sharded.encoded)], [list(sharded.lengths)]
+    offsets = [0]
+    for n in sharded.lengths[:-1]:
+        offsets.append(offsets[-1] + n)
+    parts = [[tasks.submit(deal_task, f, off, block, lanes, k, lane=tasks.plan.lane_of(i))
+              for i, (f, off) in enumerate(zip(sharded.encoded, offsets))] for k in range(lanes)]
+    lengths = [[dealt_length(n, off, block, lanes, k) for n, off in zip(sharded.lengths, offsets)]
+               for k in range(lanes)]
+    return parts, lengths

@@ -2,12 +2,17 @@
 
 Every worker keeps, per run, a :class:`Replica` of the global weights at a
 version (the number of rounds merged into it).  A round's task brings the
-replica to the round's version (from the previous round's merged update, or
+replica to the round's version (from the previous round's merged ranges, or
 from the full weights the driver sends), trains the lane's slice of the
-round on a copy, and returns the rows it changed (:func:`round_task`); the
-round's merge task (:func:`merge_round_task`) merges them into the update
-of the next version.  The scan, count and encode tasks read the corpus
-shards where they lie.
+round on a copy, and returns the rows it changed, cut into the round's
+ranges of rows (:func:`round_task`); :func:`part_task` takes one range of a
+lane's result, and the range's merge task (:func:`merge_range_task`) merges
+that range of every lane into its share of the update of the next version.
+The scan, count and encode tasks read the corpus shards where they lie.
+
+Every task that hands on weights says where it ran (``"worker"``) and which
+payload it received from another worker (``"edges"``: ``(from, to, bytes)``),
+so that the driver can count the bytes each worker sent and received.
 
 Dask sends a task's function by reference (module and name): the tasks are
 module-level functions of this module.
@@ -17,10 +22,14 @@ import time
 
 import numpy as np
 
-from .merge import add_quantized_rows, apply_update, changed_rows, merge_matrix, merge_updates
+from .merge import (add_quantized_rows, apply_update, changed_rows, expected_updates, merge_matrix,
+                    merge_matrix_weighted, merge_updates, payload_bytes, split_rows)
+from .plan import deal_blocks
 
 REPLICAS = {}                      # run id -> Replica, in each worker process
 _REPLICAS_LOCK = threading.Lock()
+DRIVER = "driver"                  # the sender of the weights scattered by the driver, in ``edges``
+_HEAVY = ("parts", "rows")         # the keys of a result that hold rows
 
 
 class Replica:
@@ -50,9 +59,47 @@ class Replica:
             np.copyto(b, w)
         return bufs
 
+    def advance(self, ranges, version):
+        """Add a round's merged ranges, which bring the replica from ``version - 1`` to ``version``.
+
+        Nothing is added unless every range is complete and of that version.
+        """
+        if self.version == version - 1 and all(r["status"] == "ok" and r["version"] == version for r in ranges):
+            for r in ranges:
+                apply_update(self.weights, r["rows"])
+            self.version = version
+
+
+def state_bytes(state):
+    """Payload bytes of a full state (the weights and the sampling tables)."""
+    t = state["setup"]["tables"]
+    tables = (t.keep_threshold, t.noise_threshold, t.noise_alias, t.hs_codes, t.hs_points, t.hs_lengths)
+    return int(sum(w.nbytes for w in state["weights"]) + sum(np.asarray(a).nbytes for a in tables))
+
+
+def here():
+    """The address of the worker this task runs on (``""`` outside a worker)."""
+    try:
+        from distributed import get_worker   # optional extra: dask
+        return get_worker().address
+    except Exception:
+        return ""
+
+
+def base_edges(base, me):
+    """The payload a task received with its ``base``: ``(from, to, bytes)`` of the ranges made elsewhere."""
+    kind, payload = base
+    if kind == "full":
+        return [(DRIVER, me, state_bytes(payload))]
+    return [(r["worker"], me, r["nbytes"]) for r in payload if r.get("worker") != me and "nbytes" in r]
+
 
 def replica_for(run_id, version, base):
-    """This worker's replica of ``run_id`` brought to ``version``, or None if it cannot be."""
+    """This worker's replica of ``run_id`` brought to ``version``, or None if it cannot be.
+
+    ``base`` is ``("full", state)`` (weights scattered by the driver) or
+    ``("update", ranges)``: the previous round's merged ranges.
+    """
     kind, payload = base
     with _REPLICAS_LOCK:
         rep = REPLICAS.get(run_id)
@@ -63,11 +110,8 @@ def replica_for(run_id, version, base):
             return rep
         if rep is None:
             return None
-        # kind "update": the previous round's merge task (a round that failed somewhere
-        # is "incomplete" and brings no replica forward)
-        if rep.version == version - 1 and payload["status"] == "ok" and payload["version"] == version:
-            apply_update(rep.weights, payload["rows"])
-            rep.version = version
+        # a round that failed somewhere is "incomplete" and brings no replica forward
+        rep.advance(payload, version)
         return rep if rep.version == version else None
 
 
@@ -81,7 +125,7 @@ def forget_run(run_id):
 def worker_threads():
     """Threads of the worker this task runs on (1 outside a worker)."""
     try:
-        from distributed import get_worker
+        from distributed import get_worker   # optional extra: dask
         w = get_worker()
         return max(1, int(getattr(getattr(w, "state", w), "nthreads", 1)))
     except Exception:
@@ -138,32 +182,35 @@ def train_slice(tokens, work, setup, sched, threads):
 
 
 def round_task(run_id, version, base, shards, pieces, sched):
-    """Train one lane's slice of one round; return the changed rows and statistics.
+    """Train one lane's slice of one round; return the changed rows, cut into the round's ranges.
 
     ``shards`` are the encoded shards the slice reads (resolved by Dask),
-    ``pieces`` its ``(index in shards, start, stop)`` ranges.
+    ``pieces`` its ``(index in shards, start, stop)`` ranges; ``sched`` holds
+    the lane, the round, the schedule's position, the learning-rate
+    multiple, ``ranges`` (the number of ranges of rows) and ``updates``
+    (whether each changed row goes with the updates behind it).
     """
     t0, wall0 = time.perf_counter(), time.time()
+    me = here()
     rep = replica_for(run_id, version, base)
     if rep is None:
-        return {"status": "stale", "lane": sched["lane"]}
+        return {"status": "stale", "lane": sched["lane"], "worker": me}
     tokens = np.concatenate([shards[k][a:b] for k, a, b in pieces])   # a writable copy
     threads = worker_threads()
     work = rep.work_copy()
     t1 = time.perf_counter()
     stats = train_slice(tokens, work, rep.setup, sched, threads)
     t2 = time.perf_counter()
-    idx, q, scale = [], [], []
-    for w, b in zip(work, rep.weights):
-        i, dq, ds = changed_rows(w, b)
-        idx.append(i)
-        q.append(dq)
-        scale.append(ds)
-    nbytes = sum(a.nbytes for part in (idx, q, scale) for a in part)
-    return {"status": "ok", "lane": sched["lane"], "idx": idx, "q": q, "scale": scale, "stats": stats,
-            "tokens": int(tokens.size), "threads": threads, "nbytes": nbytes,
-            "train_seconds": t2 - t1, "seconds": time.perf_counter() - t0,
-            "wall": (wall0, time.time())}
+    rows = [changed_rows(w, b) for w, b in zip(work, rep.weights)]
+    if sched.get("updates"):   # the merge weighs each row by the updates behind it
+        n = expected_updates(tokens, rep.setup["tables"], rep.setup["params"], [w.shape for w in rep.weights])
+        rows = [(i, q, sc, nm[i].astype(np.float32)) for (i, q, sc), nm in zip(rows, n)]
+    parts = split_rows(rows, sched["ranges"])
+    return {"status": "ok", "lane": sched["lane"], "parts": parts, "stats": stats,
+            "tokens": int(tokens.size), "threads": threads, "nbytes": payload_bytes(rows),
+            "part_bytes": [payload_bytes(p) for p in parts], "train_seconds": t2 - t1,
+            "seconds": time.perf_counter() - t0, "wall": (wall0, time.time()), "worker": me,
+            "edges": base_edges(base, me)}
 
 
 def sync_task(run_id, version, base, lane):
@@ -175,29 +222,60 @@ def sync_task(run_id, version, base, lane):
     answering "stale" and being resent the full weights.
     """
     t0, wall0 = time.perf_counter(), time.time()
+    me = here()
     if replica_for(run_id, version, base) is None:
-        return {"status": "stale", "lane": lane}
+        return {"status": "stale", "lane": lane, "worker": me}
     return {"status": "ok", "lane": lane, "sync": True, "stats": np.zeros(4), "tokens": 0, "threads": 0,
-            "nbytes": 0, "train_seconds": 0.0, "seconds": time.perf_counter() - t0, "wall": (wall0, time.time())}
+            "nbytes": 0, "part_bytes": [], "train_seconds": 0.0, "seconds": time.perf_counter() - t0,
+            "wall": (wall0, time.time()), "worker": me, "edges": base_edges(base, me)}
 
 
-def merge_round_task(parts, shapes, merge, version):
-    """Merge one round's lane results (in lane order) into the update that brings replicas to ``version``.
+def lane_meta(result):
+    """A lane's result without its rows: status, statistics, timings, where it ran, what it received."""
+    return {k: v for k, v in result.items() if k not in _HEAVY}
 
-    Runs on a worker, so that the next round's tasks start from its result
-    without a trip through the driver.  A round where a lane answered
-    "stale" is "incomplete": the driver resubmits those lanes.  The lanes'
-    statistics travel with the result (the driver fetches nothing else).
-    The results of :func:`sync_task` (lanes that trained nothing) are
-    waited for, so that every replica moves on together, and not merged.
+
+def part_task(result, j):
+    """Range ``j`` of a lane's result (:func:`round_task` or :func:`sync_task`), taken where the result lies.
+
+    The part of range 0 also carries the lane's statistics (``"meta"``); a
+    lane that did not train ("stale", or a sync lane) gives its status only.
+    """
+    me = here()
+    out = {"part": True, "status": result["status"], "lane": result["lane"], "worker": me,
+           "sync": bool(result.get("sync")), "edges": []}
+    if j == 0:
+        out["meta"] = lane_meta(result)
+    if result["status"] == "ok" and not out["sync"]:
+        if result["worker"] != me:   # the lane's whole result was moved here
+            out["edges"].append((result["worker"], me, result["nbytes"]))
+        out["rows"] = result["parts"][j]
+        out["nbytes"] = result["part_bytes"][j]
+    return out
+
+
+def merge_range_task(parts, shapes, divisor_floor, version, j, saturation=None):
+    """Merge range ``j`` of one round's lanes (their parts, in lane order) into its share of the update.
+
+    ``parts`` are :func:`part_task` results, or, with one range, the lanes'
+    results themselves.  Runs on a worker, so that the next round's tasks
+    start from the merged ranges without a trip through the driver.  A round
+    where a lane answered "stale" is "incomplete": the driver resubmits those
+    lanes.  The merge task of range 0 carries every lane's statistics; lanes
+    that trained nothing (sync lanes) are waited for, so that every replica
+    moves on together, and not merged.
     """
     t0 = time.perf_counter()
-    lanes = [{k: v for k, v in p.items() if k not in ("idx", "q", "scale")} for p in parts]
+    me = here()
+    parts = [p if p.get("part") else part_task(p, j) for p in parts]
+    edges = [e for p in parts for e in p["edges"]]
+    edges += [(p["worker"], me, p["nbytes"]) for p in parts if "rows" in p and p["worker"] != me]
+    out = {"range": j, "version": version, "worker": me, "statuses": [p["status"] for p in parts],
+           "lanes": [p["meta"] for p in parts] if j == 0 else None, "edges": edges}
     if any(p["status"] != "ok" for p in parts):
-        return {"status": "incomplete", "version": version, "lanes": lanes}
-    update = merge_updates(shapes, [(p["idx"], p["q"], p["scale"]) for p in parts if not p.get("sync")],
-                           merge)
-    return {"status": "ok", "version": version, "rows": update, "lanes": lanes,
+        return {**out, "status": "incomplete"}
+    rows = merge_updates(shapes, [p["rows"] for p in parts if "rows" in p], divisor_floor, saturation)
+    return {**out, "status": "ok", "rows": rows, "nbytes": payload_bytes(rows),
             "seconds": time.perf_counter() - t0, "wall_end": time.time()}
 
 
@@ -212,7 +290,8 @@ def load_round_kernels(dim, merge=True):
     idx, q, scale = changed_rows(w, w.copy())
     add_quantized_rows(w, idx, q, scale)
     if merge:
-        merge_matrix(2, dim, idx, q, scale, 1, False)
+        merge_matrix(2, dim, idx, q, scale, 1.0)
+        merge_matrix_weighted(2, dim, idx, q, scale, np.zeros(idx.size), 1.0, 0.1, 0.1)
 
 
 def start_kernel_load_task(settings):
@@ -267,6 +346,11 @@ def encode_task(scan, vocab_index):
     return encode_ids(scan.ids, scan.words, vocab_index)
 
 
+def deal_task(ids, offset, block, lanes, lane):
+    """An encoded shard's ids that ``lane`` trains (:func:`w2v.distributed.plan.deal_blocks`)."""
+    return deal_blocks(ids, offset, block, lanes, lane)
+
+
 def shape_task(ids, scan):
     """An encoded shard's length, in-vocabulary words and raw tokens, and its :func:`replaced_bytes`."""
     return int(ids.size), int(np.count_nonzero(ids >= 0)), int(scan.n_tokens), replaced_bytes(scan)
@@ -274,5 +358,5 @@ def shape_task(ids, scan):
 
 
 # the tasks that prefer their lane's worker (see w2v.distributed.cluster.Cluster.reschedule_unrunnable)
-PINNED_TASKS = frozenset(f.__name__ for f in (scan_task, counts_task, encode_task, shape_task, round_task,
-                                               merge_round_task))
+PINNED_TASKS = frozenset(f.__name__ for f in (scan_task, counts_task, encode_task, shape_task, deal_task,
+                                               round_task, sync_task, part_task, merge_range_task))

@@ -58,13 +58,13 @@ def changed_rows(work, base):
 
 
 @njit(cache=True, nogil=True)
-def merge_matrix(v, dim, idx, q, scale, n_parts, by_touched):
+def merge_matrix(v, dim, idx, q, scale, floor):
     """Merge the parts' rows of one ``v x dim`` matrix: ``(indices, q, scale)`` of the merged delta.
 
     ``idx``/``q``/``scale``: every part's rows one after the other (a row at
-    most once per part).  A row's deltas are summed and divided by the number
-    of parts that changed it (``by_touched``) or by ``n_parts``; the merged
-    rows come back quantized, as they are applied.
+    most once per part).  A row's deltas are summed and divided by the
+    number of parts that changed it, or by ``floor`` where that is larger;
+    the merged rows come back quantized, as they are applied.
     """
     count = np.zeros(v, np.int32)
     for k in range(idx.size):
@@ -86,8 +86,58 @@ def merge_matrix(v, dim, idx, q, scale, n_parts, by_touched):
         for d in range(dim):
             acc[u, d] += np.float32(q[k, d]) * s
     for u in range(nu):
-        inv = np.float32(1.0) / np.float32(count[union[u]] if by_touched else n_parts)
+        inv = np.float32(1.0) / np.float32(max(floor, np.float64(count[union[u]])))
         for d in range(dim):
             acc[u, d] *= inv
+    mq, ms = quantize_rows(acc)
+    return union, mq, ms
+
+
+@njit(cache=True, nogil=True)
+def merge_matrix_weighted(v, dim, idx, q, scale, updates, floor, lam_local, lam_global):
+    """Merge the parts' rows of one ``v x dim`` matrix, each row's sum weighted by the updates behind it.
+
+    ``updates[k]``: the number of updates (expected) behind part row ``k``;
+    the parts trained at ``floor`` times the learning rate.  A row that at
+    most ``floor`` parts changed gets its summed deltas divided by ``floor``
+    (the sum at the unscaled rate).  A row that ``c > floor`` parts changed,
+    with ``n_1 .. n_c`` updates (``N`` in all), gets them times
+    ``(1 - exp(-lam_global N)) / sum(1 - exp(-lam_local n_j))``, kept between
+    ``1 / c`` and ``1 / floor``: about ``1 / floor`` where the updates add up
+    linearly, about ``1 / c`` (the mean) where every part drove the row to
+    the same place.  The merged rows come back quantized, as they are applied.
+    """
+    count = np.zeros(v, np.int32)
+    for k in range(idx.size):
+        count[idx[k]] += 1
+    slot = np.full(v, -1, np.int64)
+    nu = 0
+    for i in range(v):
+        if count[i] > 0:
+            slot[i] = nu
+            nu += 1
+    union = np.empty(nu, np.int32)
+    for i in range(v):
+        if slot[i] >= 0:
+            union[slot[i]] = i
+    acc = np.zeros((nu, dim), np.float32)
+    total = np.zeros(nu, np.float64)
+    local = np.zeros(nu, np.float64)
+    for k in range(idx.size):
+        u = slot[idx[k]]
+        s = scale[k]
+        for d in range(dim):
+            acc[u, d] += np.float32(q[k, d]) * s
+        total[u] += updates[k]
+        local[u] += -np.expm1(-lam_local * updates[k])
+    high = 1.0 / max(floor, 1.0)
+    for u in range(nu):
+        low = 1.0 / max(floor, 1.0, np.float64(count[union[u]]))
+        f = low
+        if local[u] > 0.0 and low < high:
+            f = min(max(-np.expm1(-lam_global * total[u]) / local[u], low), high)
+        w = np.float32(f)
+        for d in range(dim):
+            acc[u, d] *= w
     mq, ms = quantize_rows(acc)
     return union, mq, ms

@@ -44,6 +44,32 @@ def _finite(value):
         return False
 
 
+def round_columns(rounds):
+    """A Dask run's rounds as the columns of :data:`ROUND_COLUMNS`: from its list of rounds (one entry each,
+    ``wall_seconds`` and the ``merge_seconds`` of its merge tasks, the slowest counted), or from the table
+    ``{"columns", "rows"}`` of a report of a single merge task.
+
+    Raises
+    ------
+    ParameterError
+        Not a list of rounds nor a table, too many rounds, or a value that is not a finite number.
+    """
+    if isinstance(rounds, dict):
+        return table_columns(rounds, "rows", "rounds", ROUND_COLUMNS)
+    if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
+        raise ParameterError("the report's rounds are neither a list of rounds nor a table")
+    if len(rounds) > MAX_ROUND_ROWS:
+        raise ParameterError(f"the report's rounds hold more than {MAX_ROUND_ROWS:,} rows")
+    seconds, merge = [], []
+    for r in rounds:
+        wall, merges = r.get("wall_seconds"), r.get("merge_seconds")
+        if not _finite(wall) or not isinstance(merges, list) or not all(_finite(m) for m in merges):
+            raise ParameterError("the report's rounds need finite wall_seconds and a list of merge_seconds")
+        seconds.append(float(wall))
+        merge.append(max(map(float, merges), default=0.0))
+    return {"seconds": np.array(seconds), "merge_seconds": np.array(merge), "rounds": np.ones(len(rounds))}
+
+
 def table_columns(table, rows_key, what, needed):
     """The columns of one table of a report (``progress`` or ``rounds``), as float64 arrays by name.
 
@@ -137,9 +163,7 @@ def check_report(report):
         if value is not None and not _finite(value):
             raise ParameterError(f"the report's {key} is {str(value)[:40]}, not a finite number")
     ticks = table_columns(report.get("progress"), "ticks", "progress", TICK_COLUMNS)
-    rounds = None
-    if report.get("rounds"):
-        rounds = table_columns(report["rounds"], "rows", "rounds", ROUND_COLUMNS)
+    rounds = round_columns(report["rounds"]) if report.get("rounds") else None
     epochs = settings.get("epochs")
     if ticks is not None:
         if len(np.unique(ticks["segment"])) > MAX_SEGMENTS:

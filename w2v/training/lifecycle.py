@@ -19,15 +19,15 @@ from ..util.caller_warnings import warn
 from ..settings import DEFAULT_ROUND_WORDS
 from ..text.recorded import file_stamps
 
-__all__ = ["RunResult", "TICK_COLUMNS", "ROUND_COLUMNS", "MID_EPOCH_KEYS", "run_totals", "merge_results",
+__all__ = ["RunResult", "TICK_COLUMNS", "ROUND_KEYS", "MID_EPOCH_KEYS", "run_totals", "merge_results",
            "seed_states", "continued_states", "begin_run", "run_position", "show_remaining", "train_spans"]
 
 
 #: the fields of a progress tick (:attr:`RunResult.progress`, ``--report-json``'s ``progress``)
 TICK_COLUMNS = ("segment", "seconds", "fraction", "epoch", "words_per_sec", "learning_rate", "loss")
-#: the fields of a row of ``--report-json``'s ``rounds`` (a Dask run)
-ROUND_COLUMNS = ("epoch", "round", "rounds", "seconds", "merge_seconds", "train_seconds")
-MAX_ROUND_ROWS = 1000   # rows of "rounds": beyond, each row is the mean of consecutive rounds
+#: the keys of an entry of ``--report-json``'s ``rounds`` (a Dask run: one entry per round)
+ROUND_KEYS = ("epoch", "round", "workers", "tokens", "wall_seconds", "train_seconds", "merge_seconds",
+              "sent_bytes", "received_bytes")
 
 
 @dataclasses.dataclass
@@ -84,21 +84,18 @@ class RunResult:
             ``seconds`` of training, ``fraction`` of the run done, in ``epoch`` (1-based), the
             ``words_per_sec`` since the previous tick, the ``learning_rate`` and the running
             ``loss`` of the epoch (null before its first example).  ``rounds`` (a Dask run):
-            ``{"columns": ROUND_COLUMNS, "rows": [...]}``, a row per round (``rounds`` is 1), or
-            at most :data:`MAX_ROUND_ROWS` rows, each the mean of ``rounds`` consecutive rounds
-            from round ``round`` (1-based) of ``epoch``; ``seconds`` from the previous round's
-            result to this one's, of which ``merge_seconds`` merging and ``train_seconds`` training.
+            one entry per round with the keys :data:`ROUND_KEYS`: the ``epoch`` and ``round``
+            (1-based), the ``workers`` that ran its tasks, the ``tokens`` the cluster trained,
+            ``wall_seconds`` on the driver from the previous round's merged update (the first
+            round: its submission) to this one's, and per worker or merge task
+            ``train_seconds``, ``merge_seconds``, ``sent_bytes`` and ``received_bytes``
+            (:mod:`w2v.distributed.report`).
         """
         report = {"progress": {"columns": list(TICK_COLUMNS), "ticks": [list(r) for r in self.progress]}}
         log = self.details.get("distributed", {}).get("log")
         if log:
-            per = -(-len(log) // MAX_ROUND_ROWS)
-            rows = []
-            for i in range(0, len(log), per):
-                group = log[i:i + per]
-                mean = [sum(x[key] for x in group) / len(group) for key in ROUND_COLUMNS[3:]]
-                rows.append([group[0]["epoch"] + 1, group[0]["round"] + 1, len(group)] + [round(m, 6) for m in mean])
-            report["rounds"] = {"columns": list(ROUND_COLUMNS), "rows": rows}
+            report["rounds"] = [dict({k: x[k] for k in ROUND_KEYS}, epoch=x["epoch"] + 1, round=x["round"] + 1)
+                                for x in log]
         return report
     epoch_examples: list = dataclasses.field(default_factory=list)
 
