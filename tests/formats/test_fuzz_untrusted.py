@@ -20,6 +20,7 @@ import pytest
 from w2v.phrases.model import Phrases
 from w2v.vectors.keyed import save_word2vec_format
 
+from ..support.json_cases import leaves, make_special, with_value
 from ..support.formats_cases import make_kv
 from ..support.untrusted_loads import load_in_child
 
@@ -36,27 +37,6 @@ SPECIAL_NAMED = ("dev-zero", "dev-urandom", "directory", "loop", "dangling")
 CORPUS = [["new", "york", "is", "big"], ["new", "york", "city"], ["the", "city", "of", "new", "york"]] * 6
 
 
-def leaves(obj, path=()):
-    """Every path into ``obj`` (containers included)."""
-    yield path
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            yield from leaves(value, path + (key,))
-    elif isinstance(obj, list):
-        for i, value in enumerate(obj):
-            yield from leaves(value, path + (i,))
-
-
-def with_value(obj, path, text):
-    """The JSON text of ``obj`` with the value at ``path`` replaced by the JSON text ``text``."""
-    if not path:
-        return text
-    obj = json.loads(json.dumps(obj))
-    parent = obj
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = "@@odd@@"
-    return json.dumps(obj, indent=1).replace('"@@odd@@"', text)
 
 
 def json_damage(text, rng, n):
@@ -68,7 +48,7 @@ def json_damage(text, rng, n):
     paths = list(leaves(obj))
     for k in range(n):
         path, value = rng.choice(paths), rng.choice(ODD_VALUES)
-        yield f"value-{k}-{'.'.join(map(str, path))[:40]}={value[:12]}", with_value(obj, path, value)
+        yield f"value-{k}-{'.'.join(map(str, path))[:40]}={value[:12]}", with_value(obj, path, value, indent=1)
 
 
 def byte_damage(data, rng):
@@ -96,25 +76,6 @@ def vocab_damage(text, rng):
         damaged[rng.randrange(len(lines))] = line
         yield f"line-{k}", ("\n".join(damaged) + "\n").encode("utf-8", "surrogateescape")
 
-
-def make_special(target, kind, outside):
-    """Put a special file of ``kind`` at ``target`` (which exists or not)."""
-    if target.is_dir() and not target.is_symlink():
-        shutil.rmtree(target)
-    elif os.path.lexists(target):
-        os.remove(target)
-    if kind == "fifo":
-        os.mkfifo(target)
-    elif kind in ("dev-zero", "dev-urandom"):
-        target.symlink_to("/dev/" + kind[4:])
-    elif kind == "directory":
-        target.mkdir()
-    elif kind == "loop":
-        target.symlink_to(target)
-    elif kind == "dangling":
-        target.symlink_to(target.parent / "gone")
-    else:
-        target.symlink_to(outside)
 
 
 @pytest.fixture(scope="module")

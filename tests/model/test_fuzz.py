@@ -17,6 +17,7 @@ import pytest
 from w2v import Word2Vec
 from w2v.vectors.keyed import save_native
 
+from ..support.json_cases import leaves, make_special, with_value
 from ..support.formats_cases import make_kv
 from ..support.model_loads import load_in_child
 
@@ -45,27 +46,6 @@ def bases(tmp_path_factory):
     return {"vectors": folder / "vectors", "full": folder / "full"}
 
 
-def leaves(obj, path=()):
-    """Every path into ``obj`` (containers included)."""
-    yield path
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            yield from leaves(value, path + (key,))
-    elif isinstance(obj, list):
-        for i, value in enumerate(obj):
-            yield from leaves(value, path + (i,))
-
-
-def with_value(obj, path, text):
-    """The JSON text of ``obj`` with the value at ``path`` replaced by the JSON text ``text``."""
-    obj = json.loads(json.dumps(obj))
-    if not path:
-        return text
-    parent = obj
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = "@@odd@@"
-    return json.dumps(obj, indent=1).replace('"@@odd@@"', text)
 
 
 def json_damage(text, rng):
@@ -78,7 +58,7 @@ def json_damage(text, rng):
     paths = list(leaves(obj))
     for k in range(24):
         path, value = rng.choice(paths), rng.choice(ODD_VALUES)
-        yield f"value-{k}-{'.'.join(map(str, path))}={value[:12]}", with_value(obj, path, value)
+        yield f"value-{k}-{'.'.join(map(str, path))}={value[:12]}", with_value(obj, path, value, indent=1)
 
 
 def vocab_damage(text, rng):
@@ -113,21 +93,6 @@ def byte_damage(data, rng):
         yield f"flip-{k}", bytes(damaged)
 
 
-def special(target, kind, outside):
-    os.remove(target)
-    if kind == "fifo":
-        os.mkfifo(target)
-    elif kind in ("dev-zero", "dev-urandom"):
-        target.symlink_to("/dev/" + kind[4:])
-    elif kind == "directory":
-        target.mkdir()
-    elif kind == "loop":
-        target.symlink_to(target)
-    elif kind == "dangling":
-        target.symlink_to(target.parent / "gone")
-    else:
-        target.symlink_to(outside)
-
 
 def damaged_copies(base, other, scratch, rng):
     """(case name, directory) of damaged copies of the model directory ``base``."""
@@ -149,7 +114,7 @@ def damaged_copies(base, other, scratch, rng):
                 os.remove(case / name)
             else:
                 outside = other / name if (other / name).exists() else other / "vectors.npy"
-                special(case / name, label, outside)
+                make_special(case / name, label, outside)
             yield f"{base.name}/{name}/{label}", case
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from w2v import Word2Vec
 
+from ..support.json_cases import leaves, with_value
 from ..support.model_files import copy_model, put_member, read_member, stopped_within_epoch, write_corpus
 from ..support.untrusted_runs import READERS, run_in_child
 
@@ -50,27 +51,6 @@ def world(tmp_path_factory):
     return {"root": root, "corpus": corpus, "outside": outside, "bases": bases, "warm": root / "warm"}
 
 
-def leaves(obj, path=()):
-    """Every path into ``obj`` (containers included)."""
-    yield path
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            yield from leaves(value, path + (key,))
-    elif isinstance(obj, list):
-        for i, value in enumerate(obj):
-            yield from leaves(value, path + (i,))
-
-
-def with_value(obj, path, text):
-    """The JSON text of ``obj`` with the value at ``path`` replaced by the JSON text ``text``."""
-    if not path:
-        return text
-    obj = json.loads(json.dumps(obj))
-    parent = obj
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = "@@odd@@"
-    return json.dumps(obj).replace('"@@odd@@"', text)
 
 
 def edited(header, **training):
