@@ -1,11 +1,8 @@
 """Code written for gensim's Word2Vec runs on w2v with only the import changed (tests/support/gensim_usage.py)."""
-import json
-import lzma
-import subprocess
-import sys
 
 import pytest
 
+from ..support.import_swap import bundled_head, outcomes_on_both
 from ..conftest import BUNDLED, EVAL, ROOT
 
 gensim = pytest.importorskip("gensim")
@@ -20,26 +17,9 @@ LINES = 8000   # ~360k words of the bundled corpus
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("usage")
-    corpus = tmp / "corpus.txt"
-    with lzma.open(BUNDLED, "rt", encoding="utf-8") as src, open(corpus, "w", encoding="utf-8") as dst:
-        for i, line in enumerate(src):
-            if i >= LINES:
-                break
-            dst.write(line)
-    text = SCRIPT.read_text(encoding="utf-8")
-    assert text.count(GENSIM_IMPORT) == 1
-    results = {}
-    for name, source in (("gensim", text), ("w2v", text.replace(GENSIM_IMPORT, W2V_IMPORT))):
-        script = tmp / f"usage_{name}.py"
-        script.write_text(source, encoding="utf-8")
-        work = tmp / f"work-{name}"
-        work.mkdir()
-        run = subprocess.run([sys.executable, str(script), str(corpus), str(EVAL / "questions-words.txt"),
-                              str(EVAL / "wordsim353.tsv"), str(work)], capture_output=True, text=True, cwd=ROOT,
-                             timeout=600)
-        assert run.returncode == 0, run.stderr[-3000:]
-        results[name] = json.loads(run.stdout.strip().splitlines()[-1])
-    return results
+    corpus = bundled_head(BUNDLED, tmp / "corpus.txt", LINES)
+    return outcomes_on_both(SCRIPT, GENSIM_IMPORT, W2V_IMPORT, tmp,
+                            [corpus, EVAL / "questions-words.txt", EVAL / "wordsim353.tsv"], cwd=ROOT)
 
 
 def test_the_script_runs_on_both_and_gets_results_of_the_same_kinds(outcomes):

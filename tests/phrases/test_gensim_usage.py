@@ -1,12 +1,9 @@
 """Code written for gensim's Phrases runs on w2v with only the import changed
 (tests/support/gensim_usage_phrases.py)."""
-import json
-import lzma
-import subprocess
-import sys
 
 import pytest
 
+from ..support.import_swap import bundled_head, outcomes_on_both
 from ..conftest import BUNDLED, ROOT
 
 gensim = pytest.importorskip("gensim")
@@ -20,25 +17,8 @@ LINES = 4000   # ~180k words of the bundled corpus
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("usage-phrases")
-    corpus = tmp / "corpus.txt"
-    with lzma.open(BUNDLED, "rt", encoding="utf-8") as src, open(corpus, "w", encoding="utf-8") as dst:
-        for i, line in enumerate(src):
-            if i >= LINES:
-                break
-            dst.write(line)
-    text = SCRIPT.read_text(encoding="utf-8")
-    assert text.count(GENSIM_IMPORT) == 1
-    results = {}
-    for name, source in (("gensim", text), ("w2v", text.replace(GENSIM_IMPORT, W2V_IMPORT))):
-        script = tmp / f"usage_{name}.py"
-        script.write_text(source, encoding="utf-8")
-        work = tmp / f"work-{name}"
-        work.mkdir()
-        run = subprocess.run([sys.executable, str(script), str(corpus), str(work)], capture_output=True, text=True,
-                             cwd=ROOT, timeout=600)
-        assert run.returncode == 0, run.stderr[-3000:]
-        results[name] = json.loads(run.stdout.strip().splitlines()[-1])
-    return results
+    corpus = bundled_head(BUNDLED, tmp / "corpus.txt", LINES)
+    return outcomes_on_both(SCRIPT, GENSIM_IMPORT, W2V_IMPORT, tmp, [corpus], cwd=ROOT)
 
 
 def test_the_script_gets_gensims_outcomes_on_w2v(outcomes):

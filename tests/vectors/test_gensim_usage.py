@@ -1,11 +1,9 @@
 """Code written for gensim's KeyedVectors runs on w2v with only the import changed
 (tests/support/gensim_usage_vectors.py)."""
-import json
-import subprocess
-import sys
 
 import pytest
 
+from ..support.import_swap import outcomes_on_both
 from ..conftest import ROOT
 
 gensim = pytest.importorskip("gensim")
@@ -18,19 +16,7 @@ W2V_IMPORT = "from w2v import KeyedVectors  # the line that changes\n"
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("usage_vectors")
-    text = SCRIPT.read_text(encoding="utf-8")
-    assert text.count(GENSIM_IMPORT) == 1
-    results = {}
-    for name, source in (("gensim", text), ("w2v", text.replace(GENSIM_IMPORT, W2V_IMPORT))):
-        script = tmp / f"usage_vectors_{name}.py"
-        script.write_text(source, encoding="utf-8")
-        work = tmp / f"work-{name}"
-        work.mkdir()
-        run = subprocess.run([sys.executable, str(script), str(work)], capture_output=True, text=True, cwd=ROOT,
-                             timeout=300)
-        assert run.returncode == 0, run.stderr[-3000:]
-        results[name] = json.loads(run.stdout.strip().splitlines()[-1])
-    return results
+    return outcomes_on_both(SCRIPT, GENSIM_IMPORT, W2V_IMPORT, tmp, [], cwd=ROOT, timeout=300)
 
 
 def test_the_script_gets_gensims_outcomes_on_w2v(outcomes):
